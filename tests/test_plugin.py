@@ -274,3 +274,17 @@ def test_one_prediction_cache_per_session(project: pytest.Pytester) -> None:
     )
     project.runpytest("--fairness-model=mymodels:classifier", "-p", "no:randomly"
                       ).assert_outcomes(passed=2)
+
+
+def test_graph_fixture_bundled_and_missing_database(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        def test_graph(fairness_graph):
+            assert fairness_graph.is_person("nurse")
+            assert not fairness_graph.is_person("table")
+        """
+    )
+    pytester.runpytest().assert_outcomes(passed=1)
+    result = pytester.runpytest("--fairness-conceptnet-db=nowhere/conceptnet.db")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*nowhere/conceptnet.db*"])

@@ -1,0 +1,139 @@
+"""Fairness metrics: pure numpy functions over model outputs, each following its paper.
+
+| module | paper (shared/papers/) |
+|---|---|
+| psa | psa-perturbation-sensitivity-analysis, sections 2 and 3.2 |
+| invariance | mt-nlp-metamorphic-testing-certified-mitigation, section 2, Algorithm 1 |
+| epsk | mt-nlp, Definition 3.1 |
+| smoothing | mt-nlp, section 3.2, Theorem 1, Appendix B; psa, section 5 (averaging) |
+| counterfactual | accumulated-prediction-sensitivity, section 6.5 (Garg et al. CF) |
+| wasserstein | counterfactual-sentiment-bias-language-models, section 3 |
+| bias_auc | cross-geographic-toxicity-bias, section 5.2 (Borkan et al.) |
+| lexical | cross-geographic-toxicity-bias, section 3 |
+| bootstrap | percentile bootstrap confidence intervals for the above |
+
+Nothing here imports pytest or a model library; invalid arguments raise
+`pytest_fairness.ConfigurationError` (a `ValueError`).
+"""
+
+from __future__ import annotations
+
+from .bias_auc import bias_aucs, mann_whitney_auc
+from .bootstrap import (
+    BootstrapCI,
+    PSABootstrap,
+    bootstrap_ci,
+    bootstrap_counterfactual,
+    bootstrap_psa,
+    bootstrap_wasserstein,
+)
+from .counterfactual import CounterfactualResult, counterfactual_fairness, counterfactual_gap
+from .epsk import (
+    EpsKDecision,
+    EpsKResult,
+    eps_k_fair,
+    max_k_at_eps,
+    max_log_ratio,
+    min_eps_at_k,
+    pairwise_log_ratio,
+)
+from .invariance import DiscriminatoryPair, InvarianceResult, label_invariance, predicted_labels
+from .lexical import (
+    KMeansResult,
+    LogOddsResult,
+    TermCandidate,
+    TermClusters,
+    beta_binomial_cdf,
+    biased_term_candidates,
+    group_overrepresentation,
+    kmeans,
+    log_odds_dirichlet,
+    term_sensitivity_clusters,
+)
+from .psa import (
+    PSAAccumulator,
+    PSAResult,
+    WorstPair,
+    WorstSentence,
+    default_thresholds,
+    psa_from_scores,
+)
+from .smoothing import (
+    DEFAULT_EPS_GRID,
+    Certificate,
+    MitigationCurve,
+    MitigationPoint,
+    average_over_perturbations,
+    certificate,
+    mitigation_curve,
+    smoothed_group,
+    smoothed_output,
+    smoothing_weights,
+)
+from .wasserstein import (
+    GroupFairnessResult,
+    IndividualFairnessResult,
+    average_individual_fairness,
+    demographic_disparity,
+    strong_demographic_disparity,
+    total_group_fairness,
+    wasserstein,
+)
+
+__all__ = [
+    "DEFAULT_EPS_GRID",
+    "BootstrapCI",
+    "Certificate",
+    "CounterfactualResult",
+    "DiscriminatoryPair",
+    "EpsKDecision",
+    "EpsKResult",
+    "GroupFairnessResult",
+    "IndividualFairnessResult",
+    "InvarianceResult",
+    "KMeansResult",
+    "LogOddsResult",
+    "MitigationCurve",
+    "MitigationPoint",
+    "PSAAccumulator",
+    "PSABootstrap",
+    "PSAResult",
+    "TermCandidate",
+    "TermClusters",
+    "WorstPair",
+    "WorstSentence",
+    "average_individual_fairness",
+    "average_over_perturbations",
+    "beta_binomial_cdf",
+    "bias_aucs",
+    "biased_term_candidates",
+    "bootstrap_ci",
+    "bootstrap_counterfactual",
+    "bootstrap_psa",
+    "bootstrap_wasserstein",
+    "certificate",
+    "counterfactual_fairness",
+    "counterfactual_gap",
+    "default_thresholds",
+    "demographic_disparity",
+    "eps_k_fair",
+    "group_overrepresentation",
+    "kmeans",
+    "label_invariance",
+    "log_odds_dirichlet",
+    "mann_whitney_auc",
+    "max_k_at_eps",
+    "max_log_ratio",
+    "min_eps_at_k",
+    "mitigation_curve",
+    "pairwise_log_ratio",
+    "predicted_labels",
+    "psa_from_scores",
+    "smoothed_group",
+    "smoothed_output",
+    "smoothing_weights",
+    "strong_demographic_disparity",
+    "term_sensitivity_clusters",
+    "total_group_fairness",
+    "wasserstein",
+]
