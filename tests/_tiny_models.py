@@ -71,7 +71,8 @@ def build_tiny_bert(directory: Path, num_labels: int = 3) -> TinyBert:
 
     vocab = directory / "vocab.txt"
     vocab.write_text("\n".join(SPECIAL + WORDS) + "\n", encoding="utf-8")
-    tokenizer = BertTokenizerFast(vocab_file=str(vocab))
+    # transformers 5 ignores vocab_file= in the constructor; load the folder instead.
+    tokenizer = BertTokenizerFast.from_pretrained(str(directory))
     names = ["neg", "neu", "pos"] if num_labels == 3 else [f"LABEL_{i}" for i in range(num_labels)]
     config = BertConfig(
         vocab_size=len(SPECIAL) + len(WORDS),

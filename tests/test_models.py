@@ -795,3 +795,10 @@ def test_one_label_transformers_model_is_a_single_score(
     embeds, mask, _ = pair_model.embed(TEXTS)
     proba = pair_model.forward_from_embeddings(embeds, mask)
     np.testing.assert_allclose(proba.detach().numpy()[:, 1], scores, atol=1e-5)
+
+
+def test_tiny_bert_tokenizer_knows_its_words(tmp_path: Path) -> None:
+    """Guard: the adapters' transformers tests must not run on all-[UNK] input."""
+    tokenizer = build_tiny_bert(tmp_path).tokenizer
+    ids = tokenizer(["she was great"])["input_ids"][0]
+    assert tokenizer.unk_token_id not in ids

@@ -10,6 +10,8 @@
 | wasserstein | counterfactual-sentiment-bias-language-models, section 3 |
 | bias_auc | cross-geographic-toxicity-bias, section 5.2 (Borkan et al.) |
 | lexical | cross-geographic-toxicity-bias, section 3 |
+| sensitivity | accumulated-prediction-sensitivity, sections 3 and 6.3-6.5 (P1-P5, gradients) |
+| generation | counterfactual-sentiment-bias-language-models, sections 3, 5.2, Appendix A |
 | bootstrap | percentile bootstrap confidence intervals for the above |
 
 Nothing here imports pytest or a model library; invalid arguments raise
@@ -37,6 +39,16 @@ from .epsk import (
     min_eps_at_k,
     pairwise_log_ratio,
 )
+from .generation import (
+    GenerationBiasResult,
+    GroupSummary,
+    HFGenerator,
+    PromptSamples,
+    TemplateBias,
+    TextGenerator,
+    generation_bias,
+    hf_generator,
+)
 from .invariance import DiscriminatoryPair, InvarianceResult, label_invariance, predicted_labels
 from .lexical import (
     KMeansResult,
@@ -57,6 +69,14 @@ from .psa import (
     WorstSentence,
     default_thresholds,
     psa_from_scores,
+)
+from .sensitivity import (
+    VARIANTS,
+    ProtectedStatusModel,
+    SensitivityResult,
+    TextSensitivity,
+    prediction_sensitivity,
+    train_protected_status_model,
 )
 from .smoothing import (
     DEFAULT_EPS_GRID,
@@ -82,13 +102,17 @@ from .wasserstein import (
 
 __all__ = [
     "DEFAULT_EPS_GRID",
+    "VARIANTS",
     "BootstrapCI",
     "Certificate",
     "CounterfactualResult",
     "DiscriminatoryPair",
     "EpsKDecision",
     "EpsKResult",
+    "GenerationBiasResult",
     "GroupFairnessResult",
+    "GroupSummary",
+    "HFGenerator",
     "IndividualFairnessResult",
     "InvarianceResult",
     "KMeansResult",
@@ -98,8 +122,14 @@ __all__ = [
     "PSAAccumulator",
     "PSABootstrap",
     "PSAResult",
+    "PromptSamples",
+    "ProtectedStatusModel",
+    "SensitivityResult",
+    "TemplateBias",
     "TermCandidate",
     "TermClusters",
+    "TextGenerator",
+    "TextSensitivity",
     "WorstPair",
     "WorstSentence",
     "average_individual_fairness",
@@ -117,7 +147,9 @@ __all__ = [
     "default_thresholds",
     "demographic_disparity",
     "eps_k_fair",
+    "generation_bias",
     "group_overrepresentation",
+    "hf_generator",
     "kmeans",
     "label_invariance",
     "log_odds_dirichlet",
@@ -128,6 +160,7 @@ __all__ = [
     "mitigation_curve",
     "pairwise_log_ratio",
     "predicted_labels",
+    "prediction_sensitivity",
     "psa_from_scores",
     "smoothed_group",
     "smoothed_output",
@@ -135,5 +168,6 @@ __all__ = [
     "strong_demographic_disparity",
     "term_sensitivity_clusters",
     "total_group_fairness",
+    "train_protected_status_model",
     "wasserstein",
 ]
