@@ -7,6 +7,8 @@ configuration or model problem and is reported as an error, not a failure.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class FairnessError(Exception):
     """Base class of every error pytest-fairness raises on purpose."""
@@ -28,5 +30,13 @@ class ModelCallError(FairnessError, RuntimeError):
     """Calling the model raised; the original exception is chained as `__cause__`."""
 
 
-class FairnessViolation(AssertionError):  # noqa: N818 - reads as what it is
-    """A fairness relation does not hold. Raised by the `assert_*` functions."""
+class FairnessViolation(AssertionError):
+    """A fairness relation does not hold. Raised by the `assert_*` functions.
+
+    `.result` is the recorded `FairnessResult`; `.violations` its discriminatory inputs.
+    """
+
+    def __init__(self, message: str = "", *, result: Any = None) -> None:
+        super().__init__(message)
+        self.result = result
+        self.violations: tuple[Any, ...] = tuple(getattr(result, "violations", ()))

@@ -26,7 +26,7 @@ def load(name: str | None = None) -> Any:
     return _load(name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load(name: str) -> Any:
     spacy = require("spacy", "spaCy pipelines (anchors, perturbations)")
     try:

@@ -116,7 +116,9 @@ class Anchor:
         return self.text[: self.span.start] + replacement + self.text[self.span.end :]
 
 
-PerturbationKind = Literal["name", "pronoun", "gender_swap", "analogy", "active", "template"]
+PerturbationKind = Literal[
+    "name", "pronoun", "gender_swap", "analogy", "active", "template", "custom"
+]
 
 
 @dataclass(frozen=True)
