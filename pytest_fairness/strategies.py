@@ -1,0 +1,769 @@
+"""Hypothesis strategies for fairness tests: anchored sentences, names, and `Case`s.
+
+Use them with `hypothesis.given` like any strategy::
+
+    from hypothesis import given
+    from pytest_fairness import strategies as fst
+
+    @given(case=fst.name_perturbations(CORPUS, fst.names(origin="India", n=20)))
+    def test_names_keep_the_label(fairness_model, case):
+        pf.assert_label_invariant(fairness_model, case.original, case.perturbed)
+
+=========================  ==========  ==================================================
+strategy                   draws       from
+=========================  ==========  ==================================================
+`anchored_sentences`       `Anchor`    the corpus texts with a pronoun (or person) anchor
+`names`                    str         a first-name list (by gender, by origin)
+`name_perturbations`       `Case`      an anchored text and a non-empty subset of names
+`gender_counterfactuals`   `Case`      a text with gendered words and its swap
+`mutations`                `Case`      a text and its mt-nlp mutations for an attribute
+`template_fills`           `Case`      a template and a subset of its fills
+=========================  ==========  ==================================================
+
+How they search and shrink. Each strategy draws from a *pool* of candidates: the corpus
+texts that qualify (those with an anchor, a gendered word, a mutation), sorted by length
+(fewer words first, then fewer characters, then corpus order), or a name list in its own
+order (most popular first). A draw picks an index into the pool and, for a `Case`, a
+non-empty subset of the text's perturbations (names) in their order. Hypothesis shrinks
+indexes toward 0 and subsets toward their first element, so a failing test reports the
+shortest failing text and the earliest failing name or perturbation: a minimal
+discriminatory input.
+
+Laziness. Building a strategy is cheap: it checks its arguments and opens a corpus file
+at most (to check it exists and has the column), so strategies can be built at import or
+collection time. The pool (spaCy parses, cleaned name lists) is built once, when
+Hypothesis first validates the strategy, which `@given`, `find` and `.example()` do
+before generating the first example, and is cached on the strategy; draws then cost an
+index. Building before generation keeps the parse out of Hypothesis's timing (deadline,
+`HealthCheck.too_slow`), also for a strategy inside `st.one_of` or `st.tuples`. (Drawn
+interactively with `st.data()`, a strategy is built at its first draw, which Hypothesis
+times.) A pool with nothing in it raises `pytest_fairness.ConfigurationError` then,
+before any example, saying which corpus and why nothing qualified; the test errors, it is
+not skipped. Until built, a strategy reads as ``deferred(<the call>)``; then as the call.
+
+Reproducibility. Pools depend only on the arguments (and the corpus), never on random
+state; everything random is Hypothesis's own choice of indexes, so a seed
+(`hypothesis.seed`, ``derandomize=True``) or a saved example in Hypothesis's database
+replays the same inputs, and a failure seen in CI replays locally.
+
+This is the only module of pytest-fairness that imports Hypothesis.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from hypothesis import strategies as st
+
+from . import names as _name_lists
+from .corpus import ANCHOR_KINDS, Corpus, CorpusSource
+from .errors import ConfigurationError, FairnessError
+from .recording import current_settings
+from .types import Anchor, Case
+
+if TYPE_CHECKING:
+    from .embeddings import VectorsLike
+    from .fluency import FluencyScorer
+    from .knowledge import KnowledgeGraph
+    from .perturb.gender import Target
+    from .perturb.mutations import MutationKind
+    from .perturb.templates import Template, TemplateSet
+
+__all__ = [
+    "anchored_sentences",
+    "gender_counterfactuals",
+    "mutations",
+    "name_perturbations",
+    "names",
+    "template_fills",
+]
+
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Groups of a name: a mapping name -> group, or a function of the name (e.g.
+#: `pytest_fairness.names.gender_of`).
+NameGroups = Mapping[str, str | None] | Callable[[str], str | None]
+
+_PARSE_BATCH = 256
+
+
+# --------------------------------------------------------------------------- pools
+
+
+class _Pool(Generic[T]):
+    """What one strategy draws from: built by `build` on the first `get()`, then cached.
+
+    A `FairnessError` raised while building (an empty pool, a missing pipeline) is cached
+    too and raised again on every later use, so a broken strategy fails the same way each
+    time without parsing the corpus again.
+
+    `args` is how the strategy's arguments read ("Corpus('a.txt'), kind='person'"): the
+    pool is the one argument of the strategy's draw function, so Hypothesis shows the
+    strategy as ``name(<args>)``, the call the user wrote.
+    """
+
+    def __init__(self, name: str, args: str, build: Callable[[], T]) -> None:
+        self.name = name
+        self.args = args
+        self._build = build
+        self._value: tuple[T] | None = None  # boxed: T itself may be falsy or None
+        self._error: FairnessError | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def call(self) -> str:
+        """The strategy as the call that made it, for messages."""
+        return f"{self.name}({self.args})"
+
+    def __repr__(self) -> str:
+        return self.args
+
+    def get(self) -> T:
+        with self._lock:
+            if self._error is not None:
+                raise self._error
+            if self._value is None:
+                # Importing spaCy moves the global `random` state; put it back, so building
+                # a pool (also inside a draw, where Hypothesis checks for this) has no
+                # effect on it.
+                state = random.getstate()
+                try:
+                    self._value = (self._build(),)
+                except FairnessError as exc:
+                    self._error = exc
+                    raise
+                finally:
+                    random.setstate(state)
+            return self._value[0]
+
+
+@dataclass(frozen=True)
+class _Cases:
+    """A pool of cases, shortest original first, and whether to draw subsets of them."""
+
+    cases: tuple[Case, ...]
+    subset: bool
+
+    @property
+    def width(self) -> int:
+        """The most perturbations a case has."""
+        return max(len(case.perturbations) for case in self.cases)
+
+
+@dataclass(frozen=True)
+class _NamedAnchors:
+    """The pool of `name_perturbations`: anchors, and names to draw subsets of."""
+
+    anchors: tuple[Anchor, ...]
+    names: tuple[str, ...] | st.SearchStrategy[str]
+    groups: NameGroups | None
+    subset: bool
+    max_names: int | None
+
+
+def _lazy(pool: _Pool[Any], strategy: st.SearchStrategy[T]) -> st.SearchStrategy[T]:
+    """`strategy`, whose `pool` is built when Hypothesis validates it, before the first draw.
+
+    `@given` (and `find`, `.example()`) validate their strategies, branches of `one_of`
+    and elements of `tuples` included, before generating anything, so the pool's parse
+    is not counted as generation time (which would fail `HealthCheck.too_slow`, e.g. for a
+    branch of `one_of` first drawn late) and an empty pool is an error before the first
+    example. Reads as ``deferred(<call>)`` until built, then as the call.
+    """
+
+    def build() -> st.SearchStrategy[T]:
+        pool.get()
+        return strategy
+
+    build.__name__ = build.__qualname__ = pool.call
+    return st.deferred(build)
+
+
+def _named(name: str) -> Callable[[F], F]:
+    """Give a draw function the name of its public strategy, for Hypothesis's repr."""
+
+    def rename(function: F) -> F:
+        function.__name__ = name
+        function.__qualname__ = name
+        return function
+
+    return rename
+
+
+def _index(draw: st.DrawFn, pool: Sequence[object]) -> int:
+    """An index into `pool`, shrinking toward 0 (the shortest text, the first name)."""
+    return draw(st.integers(min_value=0, max_value=len(pool) - 1))
+
+
+def _some(
+    draw: st.DrawFn,
+    items: Sequence[T],
+    subset: bool,
+    limit: int | None = None,
+    width: int | None = None,
+) -> list[T]:
+    """A non-empty subset of `items` in their order (shrinking toward the first), or all.
+
+    Drawn as a list of indexes with repeats allowed, then deduplicated: Hypothesis shrinks
+    such a list to the one earliest index that still fails, while a ``unique=True`` list
+    often keeps extra elements (tried: [0, 1, 2] instead of [2]).
+
+    `width` (at least ``len(items)``) is the number of items of the pool's widest entry:
+    indexes are drawn below it and taken modulo ``len(items)``, so what is drawn after
+    the text index has the same shape whichever text was drawn. Hypothesis orders
+    examples by the number of choices first, so otherwise a text with one perturbation
+    (no subset to draw) would count as simpler than a shorter text with several.
+    """
+    if not subset:
+        return list(items)
+    width = len(items) if width is None else width
+    size = width if limit is None else min(limit, width)
+    index = st.integers(min_value=0, max_value=width - 1)
+    chosen = draw(st.lists(index, min_size=1, max_size=size))
+    return [items[i % len(items)] for i in sorted({i % len(items) for i in chosen})]
+
+
+@st.composite
+@_named("anchored_sentences")
+def _draw_anchor(draw: st.DrawFn, pool: _Pool[tuple[Anchor, ...]]) -> Anchor:
+    anchors = pool.get()
+    return anchors[_index(draw, anchors)]
+
+
+@st.composite
+@_named("names")
+def _draw_name(draw: st.DrawFn, pool: _Pool[tuple[str, ...]]) -> str:
+    found = pool.get()
+    return found[_index(draw, found)]
+
+
+@st.composite
+@_named("name_perturbations")
+def _draw_name_case(draw: st.DrawFn, pool: _Pool[_NamedAnchors]) -> Case:
+    from .perturb import names as replace_anchor
+
+    plan = pool.get()
+    anchor = plan.anchors[_index(draw, plan.anchors)]
+    if isinstance(plan.names, st.SearchStrategy):
+        # repeats allowed, then removed: shrinks better than unique=True (see `_some`)
+        drawn = draw(st.lists(plan.names, min_size=1, max_size=plan.max_names))
+        chosen = list(dict.fromkeys(drawn))
+    else:
+        chosen = _some(draw, plan.names, plan.subset, plan.max_names)
+    groups = plan.groups
+    if groups is not None and not isinstance(groups, Mapping):
+        groups = {name: groups(name) for name in chosen}
+    return Case(anchor.text, tuple(replace_anchor([anchor], chosen, groups=groups)))
+
+
+def _case_drawer(name: str) -> Callable[[_Pool[_Cases]], st.SearchStrategy[Case]]:
+    @st.composite
+    @_named(name)
+    def draw_case(draw: st.DrawFn, pool: _Pool[_Cases]) -> Case:
+        plan = pool.get()
+        case = plan.cases[_index(draw, plan.cases)]
+        if not plan.subset:
+            return case
+        chosen = _some(draw, case.perturbations, True, width=plan.width)
+        return Case(case.original, tuple(chosen))
+
+    return draw_case
+
+
+_draw_counterfactual = _case_drawer("gender_counterfactuals")
+_draw_mutation = _case_drawer("mutations")
+_draw_template_case = _case_drawer("template_fills")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _length(text: str) -> tuple[int, int]:
+    """Sort key of "shorter": fewer words, then fewer characters."""
+    return len(text.split()), len(text)
+
+
+def _shortest_first(cases: Iterable[Case]) -> tuple[Case, ...]:
+    return tuple(sorted(cases, key=lambda case: _length(case.original)))
+
+
+def _short(value: object) -> str:
+    """repr of an argument, long lists cut to their first items."""
+    if isinstance(value, (list, tuple)) and len(value) > 6:
+        head = ", ".join(repr(item) for item in value[:3])
+        return f"[{head}, ... {len(value) - 3} more]"
+    if isinstance(value, st.SearchStrategy):
+        return repr(value)
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _differs(value: object, default: object) -> bool:
+    if value is default:
+        return False
+    try:
+        return bool(value != default)
+    except Exception:  # e.g. an array, whose != is elementwise
+        return True
+
+
+def _args(*positional: object, **options: tuple[object, object]) -> str:
+    """Arguments as written: positional ones, then each option whose value is not its default.
+
+    Each option is given as (value, default).
+    """
+    parts = [_short(value) for value in positional]
+    parts += [
+        f"{key}={_short(value)}"
+        for key, (value, default) in options.items()
+        if _differs(value, default)
+    ]
+    return ", ".join(parts)
+
+
+def _corpus(corpus: Corpus | CorpusSource) -> Corpus:
+    """A `Corpus` from a Corpus, a list of texts or a file path (cheap: nothing is parsed)."""
+    return Corpus.from_source(corpus)
+
+
+def _positive(what: str, value: int | None, *, optional: bool = True) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigurationError(f"{what} must be a positive integer, got {value!r}")
+
+
+def _nlp_name(nlp: str | None) -> str | None:
+    """The spaCy pipeline to parse with: `nlp`, else the run's `--fairness-spacy-model`."""
+    return nlp if nlp is not None else current_settings().spacy_model
+
+
+def _short_texts(corpus: Corpus, max_words: int) -> Iterable[str]:
+    return (text for text in corpus if len(text.split()) <= max_words)
+
+
+def _batches(texts: Iterable[str], size: int) -> Iterable[list[str]]:
+    iterator = iter(texts)
+    while batch := list(itertools.islice(iterator, size)):
+        yield batch
+
+
+def _nothing(call: str, why: str) -> ConfigurationError:
+    return ConfigurationError(f"{call} has nothing to draw: {why}")
+
+
+# --------------------------------------------------------------------------- strategies
+
+
+def anchored_sentences(
+    corpus: Corpus | CorpusSource,
+    kind: str = "pronoun",
+    *,
+    max_words: int = 50,
+    balance_gender: bool = False,
+    seed: int | None = None,
+    limit: int | None = None,
+    nlp: str | None = None,
+) -> st.SearchStrategy[Anchor]:
+    """Anchors of the corpus texts, the sentences PSA perturbs (psa, section 2; 2.2).
+
+    Draws an `Anchor`: a corpus text of at most `max_words` words and its first
+    third-person singular pronoun (``kind="pronoun"``), or its first person name or person
+    noun (``kind="person"``), found by `Corpus.anchored` with spaCy. Shrinks toward the
+    shortest anchored text.
+
+    `corpus` is a `Corpus`, a list of str, or a .txt/.csv/.jsonl path. `limit` stops
+    reading the corpus after that many anchors (a large corpus is then not parsed whole).
+    Unlike `Corpus.anchored`, `balance_gender` is off by default: a property test wants
+    every anchored text as a candidate, while PSA's female/male balance matters for the
+    aggregate metrics (pass True to keep it; `seed` then picks the downsampled anchors).
+    `nlp` names the spaCy pipeline (default: the run's ``--fairness-spacy-model``).
+    """
+    source = _corpus(corpus)
+    _check_kind(kind)
+    _positive("max_words", max_words, optional=False)
+    _positive("limit", limit)
+
+    def build() -> tuple[Anchor, ...]:
+        try:
+            found = source.anchored(
+                kind, max_words=max_words, balance_gender=balance_gender, seed=seed,
+                limit=limit, nlp=nlp,
+            )
+        except ConfigurationError as exc:
+            raise _nothing(pool.call, str(exc)) from exc
+        return tuple(sorted(found, key=lambda anchor: _length(anchor.text)))
+
+    pool = _Pool(
+        "anchored_sentences",
+        _args(source, kind=(kind, "pronoun"), max_words=(max_words, 50),
+              balance_gender=(balance_gender, False), seed=(seed, None), limit=(limit, None),
+              nlp=(nlp, None)),
+        build,
+    )
+    return _lazy(pool, _draw_anchor(pool))
+
+
+def names(
+    gender: str | None = None,
+    origin: str | None = None,
+    *,
+    lang: str = "en",
+    n: int | None = 100,
+    clean: bool = True,
+) -> st.SearchStrategy[str]:
+    """First names from `pytest_fairness.names`, shrinking toward the most popular.
+
+    Without `origin`: the `n` most popular names of `lang` (`names.popular`; for English
+    the 1990 US Census lists, female and male alternating when `gender` is None). With
+    `origin`, a country ("India"): its names from Wikidata (`names.by_origin`, needs
+    checklist-pattern). `gender` is "female", "male" or None. The list is read and cleaned
+    (spaCy) when the strategy is first used; `n=None` takes whole lists, which takes some
+    seconds to clean. Use it as the `names` of `name_perturbations`.
+    """
+    _positive("n", n)
+
+    def build() -> tuple[str, ...]:
+        if origin is not None:
+            found = _name_lists.by_origin(origin, gender, n, clean=clean)
+        else:
+            found = _name_lists.popular(lang, gender, n, clean=clean)
+        if not found:
+            raise _nothing(pool.call, "the name list is empty (after cleaning)")
+        return tuple(found)
+
+    pool = _Pool(
+        "names",
+        _args(gender=(gender, None), origin=(origin, None), lang=(lang, "en"), n=(n, 100),
+              clean=(clean, True)),
+        build,
+    )
+    return _lazy(pool, _draw_name(pool))
+
+
+def name_perturbations(
+    corpus: Corpus | CorpusSource,
+    names: Sequence[str] | st.SearchStrategy[str] | None = None,
+    *,
+    kind: str = "pronoun",
+    groups: NameGroups | None = None,
+    subset: bool = True,
+    max_names: int | None = None,
+    max_words: int = 50,
+    limit: int | None = None,
+    nlp: str | None = None,
+) -> st.SearchStrategy[Case]:
+    """An anchored text with its anchor replaced by names: PSA's perturbation (psa, section 2).
+
+    Draws a `Case`: `original` a corpus text with an anchor (as in `anchored_sentences`;
+    reflexive pronouns and person nouns take no name and are left out), `perturbations`
+    the text with the anchor replaced by each of a non-empty subset of `names`, in the
+    list's order (`pytest_fairness.perturb.names`: grammar kept by role, exact spans).
+    Shrinks toward the shortest text and a single, earliest name.
+
+    `names` is a list of names, a strategy of names such as `names(origin="India")` (a
+    non-empty list of distinct names is drawn from it), or None for
+    `pytest_fairness.names.popular("en")` (20 names, read when the strategy is first
+    used). Computing a package list at import time would
+    load spaCy; pass the `names` strategy instead. `subset=False` always uses the whole
+    list (the |X| x |N| design of psa), `max_names` caps the subset size. `groups` maps
+    each name to its group (or is a function of the name, e.g.
+    `pytest_fairness.names.gender_of`) for the perturbations' `to_group`.
+    """
+    source = _corpus(corpus)
+    _check_kind(kind)
+    _positive("max_words", max_words, optional=False)
+    _positive("limit", limit)
+    _positive("max_names", max_names)
+    name_list: tuple[str, ...] | None = None
+    if isinstance(names, st.SearchStrategy):
+        if not subset:
+            raise ConfigurationError(
+                "subset=False needs a list of names (a strategy of names has no whole list)"
+            )
+    elif names is not None:
+        name_list = _check_names(names)
+
+    def build() -> _NamedAnchors:
+        from .perturb import names as replace_anchor
+
+        try:
+            found = source.anchored(kind, max_words=max_words, balance_gender=False,
+                                    limit=limit, nlp=nlp)
+        except ConfigurationError as exc:
+            raise _nothing(pool.call, str(exc)) from exc
+        # perturb.names decides which anchor roles take a name; ask it with a probe name
+        usable = [anchor for anchor in found if replace_anchor([anchor], ["Alex"])]
+        if not usable:
+            raise _nothing(
+                pool.call,
+                f"the {len(found)} {kind} anchor(s) of corpus {source.name} are all "
+                "reflexive pronouns or person nouns, which take no name (psa, section 2). "
+                "Use texts with he/she/him/her/his/hers or a person's name",
+            )
+        drawn: tuple[str, ...] | st.SearchStrategy[str]
+        if isinstance(names, st.SearchStrategy):
+            names.validate()  # builds a `names()` pool now, not in the first (timed) draw
+            drawn = names
+        else:
+            drawn = name_list if name_list is not None else tuple(_name_lists.popular("en"))
+        return _NamedAnchors(
+            anchors=tuple(sorted(usable, key=lambda anchor: _length(anchor.text))),
+            names=drawn,
+            groups=groups,
+            subset=subset,
+            max_names=max_names,
+        )
+
+    pool = _Pool(
+        "name_perturbations",
+        _args(source, names=(names, None), kind=(kind, "pronoun"), groups=(groups, None),
+              subset=(subset, True), max_names=(max_names, None), max_words=(max_words, 50),
+              limit=(limit, None), nlp=(nlp, None)),
+        build,
+    )
+    return _lazy(pool, _draw_name_case(pool))
+
+
+def gender_counterfactuals(
+    corpus: Corpus | CorpusSource,
+    target: Target = "opposite",
+    *,
+    swap_names: bool | Mapping[str, str] = False,
+    max_words: int = 50,
+    limit: int | None = None,
+    nlp: str | None = None,
+) -> st.SearchStrategy[Case]:
+    """A corpus text and its gender counterfactual, shrinking toward the shortest text.
+
+    Draws a `Case` whose one perturbation is `pytest_fairness.perturb.gender_swap` of the
+    text: every definitional gender word swapped to `target` ("opposite" or "neutral"),
+    grammar kept from spaCy's parse. This is the counterfactual x^ of the CF baseline
+    (accumulated-prediction-sensitivity, section 6.5) and of the counterfactual evaluation
+    of counterfactual-sentiment-bias (section 3). The pool is the texts of at most
+    `max_words` words that have a swap, parsed in batches when the strategy is first used;
+    `limit` stops reading the corpus after that many. `swap_names` also swaps first names (see
+    `gender_swap`).
+    """
+    if target not in ("opposite", "neutral"):
+        raise ConfigurationError(f"target must be 'opposite' or 'neutral', not {target!r}")
+    source = _corpus(corpus)
+    _positive("max_words", max_words, optional=False)
+    _positive("limit", limit)
+
+    def build() -> _Cases:
+        from .perturb import gender_swaps
+
+        may_swap = _may_swap() if swap_names is False else None
+        seen = short = 0
+        cases: list[Case] = []
+
+        def candidates() -> Iterable[str]:
+            nonlocal seen, short
+            for text in source:
+                seen += 1
+                if len(text.split()) > max_words:
+                    continue
+                short += 1
+                if may_swap is None or may_swap(text):
+                    yield text
+
+        for batch in _batches(candidates(), _PARSE_BATCH):
+            swaps = gender_swaps(batch, target, _nlp_name(nlp), swap_names=swap_names,
+                                 batch_size=_PARSE_BATCH)
+            cases += [Case(text, (swap,)) for text, swap in zip(batch, swaps, strict=True)
+                      if swap is not None]
+            if limit is not None and len(cases) >= limit:
+                cases = cases[:limit]
+                break
+        if not cases:
+            what = "a gendered word or first name" if swap_names is not False else (
+                "a gendered word (pronoun, gendered noun or title)")
+            unswappable = " that can be made neutral" if target == "neutral" else ""
+            raise _nothing(
+                pool.call,
+                f"corpus {source.name}: read {seen} texts, {short} of at most {max_words} "
+                f"words, none with {what}{unswappable}. Use texts that mention a "
+                "gendered person",
+            )
+        return _Cases(_shortest_first(cases), subset=False)
+
+    pool = _Pool(
+        "gender_counterfactuals",
+        _args(source, target=(target, "opposite"), swap_names=(swap_names, False),
+              max_words=(max_words, 50), limit=(limit, None), nlp=(nlp, None)),
+        build,
+    )
+    return _lazy(pool, _draw_counterfactual(pool))
+
+
+def mutations(
+    corpus: Corpus | CorpusSource,
+    attribute: str,
+    *,
+    subset: bool = True,
+    kinds: Iterable[MutationKind] | None = None,
+    graph: KnowledgeGraph | None = None,
+    vectors: VectorsLike | None = None,
+    candidates: int = 1,
+    fluency: FluencyScorer | None = None,
+    min_ratio: float | None = None,
+    max_words: int = 50,
+    limit: int | None = None,
+    nlp: str | None = None,
+) -> st.SearchStrategy[Case]:
+    """A corpus text and its mt-nlp mutations for `attribute` (mt-nlp, section 2.1).
+
+    Draws a `Case`: `original` a corpus text with at least one mutation, `perturbations`
+    a non-empty subset (in order; all with ``subset=False``) of its perturbation set S
+    from mt-nlp's sentence perturbator (Algorithm 2: AnalogyMutate, Algorithm 3, and
+    ActiveMutate, Algorithm 4, of every person noun; plus the gender swap for "gender"),
+    computed by `pytest_fairness.perturb.mutations.Mutator`. The metamorphic relation of
+    mt-nlp (section 2, Algorithm 1) then compares the model's label on `original` with
+    each perturbed text. Shrinks toward the shortest text and its first mutation.
+
+    `kinds`, `graph`, `vectors`, `candidates`, `fluency` and `min_ratio` are those of
+    `pytest_fairness.perturb.mutations.mutations` (None: its defaults, every kind, the
+    bundled graph, `pytest_fairness.embeddings.default_vectors`, no fluency filter). The
+    pool is the texts of at most `max_words` words with a mutation, computed in batches
+    when the strategy is first used; `limit` stops reading the corpus after that many.
+    `nlp` names the spaCy pipeline (default: the run's ``--fairness-spacy-model``).
+    """
+    source = _corpus(corpus)
+    if not isinstance(attribute, str) or not attribute.strip():
+        raise ConfigurationError(f"attribute must be a non-empty string, got {attribute!r}")
+    _positive("candidates", candidates, optional=False)
+    _positive("max_words", max_words, optional=False)
+    _positive("limit", limit)
+    chosen_kinds = None if kinds is None else tuple(kinds)
+
+    def build() -> _Cases:
+        from .perturb.mutations import KINDS, Mutator
+
+        try:
+            mutator = Mutator(
+                attribute, graph=graph, vectors=vectors, candidates=candidates,
+                kinds=KINDS if chosen_kinds is None else chosen_kinds, fluency=fluency,
+                min_ratio=min_ratio,
+            )
+        except ConfigurationError as exc:
+            raise _nothing(pool.call, str(exc)) from exc
+        seen = short = 0
+        cases: list[Case] = []
+
+        def candidates_of() -> Iterable[str]:
+            nonlocal seen, short
+            for text in source:
+                seen += 1
+                if len(text.split()) <= max_words:
+                    short += 1
+                    yield text
+
+        for batch in _batches(candidates_of(), _PARSE_BATCH):
+            found = mutator.mutate_many(batch, nlp=_nlp_name(nlp), batch_size=_PARSE_BATCH)
+            cases += [Case(text, tuple(s)) for text, s in zip(batch, found, strict=True) if s]
+            if limit is not None and len(cases) >= limit:
+                cases = cases[:limit]
+                break
+        if not cases:
+            raise _nothing(
+                pool.call,
+                f"corpus {source.name}: read {seen} texts, {short} of at most {max_words} "
+                f"words, none with a {attribute!r} mutation (mt-nlp mutates nouns that name "
+                "a person, section 2.1). Use texts about people, or check the attribute",
+            )
+        return _Cases(_shortest_first(cases), subset=subset)
+
+    pool = _Pool(
+        "mutations",
+        _args(source, attribute, subset=(subset, True), kinds=(chosen_kinds, None),
+              graph=(graph, None), vectors=(vectors, None), candidates=(candidates, 1),
+              fluency=(fluency, None), min_ratio=(min_ratio, None),
+              max_words=(max_words, 50), limit=(limit, None), nlp=(nlp, None)),
+        build,
+    )
+    return _lazy(pool, _draw_mutation(pool))
+
+
+def template_fills(
+    templates: TemplateSet | str | Sequence[Template | str],
+    groups: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
+    *,
+    reference: str | None = None,
+    attribute: str | None = None,
+    subset: bool = True,
+) -> st.SearchStrategy[Case]:
+    """A template filled with a reference term and with terms of groups.
+
+    Draws a `Case` from `pytest_fairness.perturb.templates`: `original` one template
+    filled with its reference term, `perturbations` its fills with a non-empty subset
+    (all with ``subset=False``) of the terms, group by group. This is the counterfactual
+    input generation of counterfactual-sentiment-bias (section 3, templates of Appendix A)
+    and of cross-geographic phase 2 (section 3.2, templates of Appendix A). `templates`
+    is a shipped set name ("cross_geographic", "country", "occupation", "name"), a
+    `TemplateSet`, or templates; `groups` maps a group to its terms or lists terms (None:
+    the set's own groups). Shrinks toward the shortest template and its first fill.
+    """
+    if isinstance(groups, str):
+        raise ConfigurationError("groups must be a list of terms or a mapping, not a string")
+
+    def build() -> _Cases:
+        from .perturb import templates as fill_templates
+
+        try:
+            fills = fill_templates(templates, groups, reference=reference, attribute=attribute)
+        except ConfigurationError as exc:
+            raise _nothing(pool.call, str(exc)) from exc
+        cases = [
+            Case(original, tuple(block))
+            for original, block in itertools.groupby(fills, key=lambda p: p.original)
+        ]
+        return _Cases(_shortest_first(cases), subset=subset)
+
+    pool = _Pool(
+        "template_fills",
+        _args(templates, groups=(groups, None), reference=(reference, None),
+              attribute=(attribute, None), subset=(subset, True)),
+        build,
+    )
+    return _lazy(pool, _draw_template_case(pool))
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in ANCHOR_KINDS:
+        raise ConfigurationError(
+            f"unknown anchor kind {kind!r}; valid kinds: {', '.join(ANCHOR_KINDS)}"
+        )
+
+
+def _check_names(names: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(names, str):
+        raise ConfigurationError(
+            f"names must be a list of names, not the string {names!r}; pass [{names!r}]"
+        )
+    for name in names:
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigurationError(f"names must be non-empty strings, got {name!r}")
+    unique = tuple(dict.fromkeys(name.strip() for name in names))
+    if not unique:
+        raise ConfigurationError("names is empty; give at least one name")
+    return unique
+
+
+def _may_swap() -> Callable[[str], bool]:
+    """A cheap test before parsing: False when no word of the text is a gendered word."""
+    from .perturb import gendered_words
+
+    word = re.compile(r"[^\W\d_]+")
+    keys = {found.group(0) for w in gendered_words() if (found := word.search(w)) is not None}
+    return lambda text: any(token in keys for token in word.findall(text.lower()))
