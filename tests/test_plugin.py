@@ -288,3 +288,20 @@ def test_graph_fixture_bundled_and_missing_database(pytester: pytest.Pytester) -
     result = pytester.runpytest("--fairness-conceptnet-db=nowhere/conceptnet.db")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*nowhere/conceptnet.db*"])
+
+
+def test_spacy_model_option_reaches_every_parse(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+        import pytest_fairness as pf
+        from pytest_fairness.errors import MissingDependencyError
+
+        def test_it():
+            with pytest.raises(MissingDependencyError, match="no_such_pipeline"):
+                pf.Corpus(["She left."]).anchored(balance_gender=False)
+            with pytest.raises(MissingDependencyError, match="no_such_pipeline"):
+                pf.perturb.gender_swap("She left.")
+        """
+    )
+    pytester.runpytest("--fairness-spacy-model=no_such_pipeline").assert_outcomes(passed=1)
