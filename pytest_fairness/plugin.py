@@ -6,26 +6,36 @@ plugin with `-p no:fairness`.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Generator
-from contextvars import Token
+from contextlib import nullcontext
 from dataclasses import fields
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from . import progress as _progress
 from .errors import ConfigurationError
 from .recording import SessionState, TestState, _session, test_scope
 from .settings import MARKER_KEYS, Settings
 
 if TYPE_CHECKING:
+    from contextvars import Token
+
     from .corpus import Corpus
     from .knowledge import KnowledgeGraph
+    from .report import Summary, Tolerance
     from .types import TextModel
 
 _STATE = pytest.StashKey[SessionState]()
-_TOKEN = pytest.StashKey["Token[SessionState | None]"]()
+_TOKEN: pytest.StashKey[Token[SessionState | None]] = pytest.StashKey()
 _TEST_SETTINGS = pytest.StashKey[Settings]()
 _TEST_RESULTS = pytest.StashKey[list[dict[str, Any]]]()
+_PROGRESS_TOKEN: pytest.StashKey[Token[_progress.ProgressSink | None]] = pytest.StashKey()
+#: The attribute a call-phase TestReport carries the test's results in (plain builtins, so
+#: it survives pytest-xdist's report serialisation to the controller).
+_REPORT_KEY = "pytest_fairness"
 
 _DEFAULTS = Settings()
 
@@ -45,6 +55,20 @@ _OPTIONS: tuple[tuple[str, type, str], ...] = (
     ("conceptnet_db", str, "full ConceptNet SQLite database (conceptnet-lite) for person and "
      "attribute look-ups; never downloaded (default: the bundled graph)"),
 )
+
+# Options of the run's reports and gates, read from the config here (not Settings fields:
+# they configure artifacts, not the checks). (name, metavar, default, help)
+_REPORT_OPTIONS: tuple[tuple[str, str, str | None, str], ...] = (
+    ("save_baseline", "FILE", None, "save this run's fairness metric values to FILE (JSON) "
+     "for a later --fairness-compare"),
+    ("compare", "FILE", None, "compare the run's fairness metrics with the baseline FILE and "
+     "fail the run (exit code 1) if one got worse beyond --fairness-compare-tolerance"),
+    ("compare_tolerance", "TOL", "0", "how much worse a metric may get before --fairness-compare "
+     "fails: absolute '0.01', relative '5%%', or both '0.01,5%%' (the larger applies)"),
+    ("progress", "MODE", "auto", "progress of long scoring: auto (a live line on a terminal, one "
+     "final line in CI logs), live, final, off"),
+)
+_PROGRESS_MODES = ("auto", "live", "final", "off")
 
 _NOT_CONFIGURED = """\
 the '{name}' fixture is not configured. Configure it in one of three ways:
@@ -76,6 +100,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                             help=f"{text} (ini: fairness_{name}; default: {shown})")
             parser.addini(f"fairness_{name}", f"{text} (default: {shown})", type="string",
                           default="" if default is None else str(default))
+    for name, metavar, default, text in _REPORT_OPTIONS:
+        shown = "none" if default is None else default
+        group.addoption("--fairness-" + name.replace("_", "-"), action="store", default=None,
+                        dest=f"fairness_{name}", metavar=metavar,
+                        help=f"{text} (ini: fairness_{name}; default: {shown})")
+        parser.addini(f"fairness_{name}", f"{text} (default: {shown})".replace("%%", "%"),
+                      type="string", default=default or "")
+
+
+def _report_option(config: pytest.Config, name: str) -> str | None:
+    value = config.getoption(f"fairness_{name}")
+    if value is None:
+        value = config.getini(f"fairness_{name}") or None
+    return None if value is None else str(value)
 
 
 def _settings(config: pytest.Config) -> Settings:
@@ -111,9 +149,21 @@ def pytest_configure(config: pytest.Config) -> None:
     state = SessionState(settings=settings)
     config.stash[_STATE] = state
     config.stash[_TOKEN] = _session.set(state)
+    mode = _report_option(config, "progress") or "auto"
+    if mode not in _PROGRESS_MODES:
+        raise pytest.UsageError(f"--fairness-progress={mode!r}: choose one of "
+                                f"{', '.join(_PROGRESS_MODES)}")
+    if hasattr(config, "workerinput"):  # an xdist worker: its output is not shown anywhere
+        return
+    sink = None if mode == "off" else _TerminalProgress(config, mode)
+    config.stash[_PROGRESS_TOKEN] = _progress.set_sink(sink)
+    config.pluginmanager.register(_Reporter(config, settings), "fairness-reporter")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    sink_token = config.stash.get(_PROGRESS_TOKEN, None)
+    if sink_token is not None:
+        _progress.reset_sink(sink_token)
     token = config.stash.get(_TOKEN, None)
     if token is not None:
         _session.reset(token)
@@ -121,10 +171,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> str:
     s = config.stash[_STATE].settings
+    extra = [f"{key}={value}" for key, value in (
+        ("report", s.report), ("compare", _report_option(config, "compare")),
+        ("save-baseline", _report_option(config, "save_baseline"))) if value]
     return (
         f"fairness: model={s.model or 'fixture'}, corpus={s.corpus or 'fixture'}, "
         f"threshold={s.threshold}, seed={s.seed}, batch_size={s.batch_size}"
         + (", warn-only" if s.warn_only else "")
+        + "".join(", " + e for e in extra)
     )
 
 
@@ -153,6 +207,157 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
             return (yield)
         finally:
             item.stash[_TEST_RESULTS] = state.results
+            if state.results:  # metric values as JUnit XML properties
+                from .report import junit_properties
+
+                item.user_properties.extend(
+                    junit_properties(state.results, warn_only=settings.warn_only))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    results = item.stash.get(_TEST_RESULTS, None)
+    if report.when == "call" and results:
+        from .report import RecordedTest, falsifying_example
+
+        settings = item.stash.get(_TEST_SETTINGS, item.config.stash[_STATE].settings)
+        hypothesis = bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False))
+        example = falsifying_example(report.longreprtext) if hypothesis and report.failed else None
+        report.__dict__[_REPORT_KEY] = RecordedTest.create(
+            item.nodeid, results, outcome=report.outcome, warn_only=settings.warn_only,
+            hypothesis=hypothesis, falsifying_example=example,
+        ).to_payload()
+    return report
+
+
+class _Reporter:
+    """Controller-side reporting: collects results from test reports (local or from xdist
+    workers), then writes the report files, applies the baseline gate and prints the summary.
+    """
+
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        from .report import RecordedTest, Tolerance, load_baseline
+
+        self.config = config
+        self.settings = settings
+        self.tests: list[RecordedTest] = []
+        self.summary: Summary | None = None
+        self.baseline: dict[str, Any] | None = None
+        self.compare_path = _report_option(config, "compare")
+        self.save_path = _report_option(config, "save_baseline")
+        try:
+            self.tolerance: Tolerance = Tolerance.parse(
+                _report_option(config, "compare_tolerance") or "0")
+            if self.compare_path:
+                self.baseline = load_baseline(self._path(self.compare_path))
+        except ValueError as exc:
+            raise pytest.UsageError(str(exc)) from None
+
+    def _path(self, value: str) -> Path:
+        return self.config.invocation_params.dir / value
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        payload = report.__dict__.get(_REPORT_KEY)
+        if report.when == "call" and payload:
+            from .report import RecordedTest
+
+            self.tests.append(RecordedTest.from_payload(payload))
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        from . import report
+
+        summary = report.build_summary(self.tests, warn_only=self.settings.warn_only)
+        if self.baseline is not None and self.compare_path:
+            comparison = report.compare(summary, self.baseline, self.tolerance,
+                                        source=self.compare_path,
+                                        warn_only=self.settings.warn_only)
+            summary = summary.with_comparison(comparison)
+            if comparison.failed and session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        try:
+            if self.save_path:
+                report.write_baseline(self._path(self.save_path), summary)
+                summary = summary.with_notes(f"fairness baseline saved to {self.save_path}")
+            if self.settings.report:
+                directory = self._path(self.settings.report)
+                report.write_reports(directory, summary)
+                summary = summary.with_notes(f"fairness report: {directory / 'fairness.json'}, "
+                                             f"{directory / 'fairness.html'}")
+        except OSError as exc:
+            summary = summary.with_notes(f"fairness: could not write {exc.filename}: "
+                                         f"{exc.strerror}")
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        self.summary = summary
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        summary = self.summary
+        if summary is None:
+            return
+        if summary.empty:  # no fairness assertion ran: no section, just the file notes
+            for note in summary.notes:
+                terminalreporter.write_line(note)
+            return
+        from .report import render_text
+
+        writer = self.config.get_terminal_writer()
+        terminalreporter.write_sep("=", "fairness summary")
+        for line in render_text(summary, width=writer.fullwidth, color=writer.hasmarkup,
+                                verbosity=self.config.get_verbosity()):
+            terminalreporter.write_line(line)
+
+
+class _TerminalProgress:
+    """The `progress.ProgressSink` of a pytest run: pytest's terminal, capture suspended."""
+
+    def __init__(self, config: pytest.Config, mode: str) -> None:
+        self.config = config
+        self.live = mode == "live" or (mode == "auto" and sys.stdout.isatty())
+        self._shown = False
+
+    def _uncaptured(self) -> Any:
+        capman = self.config.pluginmanager.getplugin("capturemanager")
+        return capman.global_and_fixture_disabled() if capman else nullcontext()
+
+    def _raw(self, text: str) -> None:
+        with self._uncaptured():
+            sys.stdout.write(text)
+            sys.stdout.flush()
+
+    def _writer(self) -> Any:
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        return None if reporter is None else self.config.get_terminal_writer()
+
+    def update(self, text: str) -> None:
+        writer = self._writer()
+        if writer is None:
+            return
+        column = writer.width_of_current_line  # the live text goes after pytest's own
+        room = writer.fullwidth - column - 2
+        if room < 20:
+            return
+        move = f"\x1b[{column}C " if column else ""  # (a zero move would still move one)
+        self._raw(f"\r{move}{text[:room]}\x1b[K")
+        self._shown = True
+
+    def clear(self) -> None:
+        writer = self._writer()
+        if self._shown and writer is not None:
+            column = writer.width_of_current_line
+            self._raw(f"\r\x1b[{column}C\x1b[K" if column else "\r\x1b[K")
+        self._shown = False
+
+    def final(self, text: str) -> None:
+        writer = self._writer()
+        if writer is None:
+            return
+        with self._uncaptured():
+            if writer.width_of_current_line:
+                writer.line()
+            writer.line(text)
 
 
 def _fail_unconfigured(name: str, opt: str, example: str, override: str) -> None:
