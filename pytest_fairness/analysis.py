@@ -35,6 +35,7 @@ from .metrics import label_invariance
 from .metrics.counterfactual import CounterfactualResult, counterfactual_fairness
 from .metrics.psa import PSAAccumulator, PSAResult, default_thresholds
 from .models import as_model
+from .progress import progress
 from .recording import current_settings
 from .types import (
     Anchor,
@@ -794,31 +795,37 @@ def psa_run(
     per_chunk = max(1, chunk_size // (len(name_list) + 1))
     kept_o: list[FloatArray] = []
     kept_p: list[FloatArray] = []
-    for chunk in _chunks(anchors, per_chunk):
-        used, texts = [], []
-        for anchor in chunk:
-            ps = _perturb.names([anchor], name_list)
-            if not ps:
-                run.n_without_perturbation += 1
-                continue
-            used.append(anchor)
-            texts.append([anchor.text, *(p.perturbed for p in ps)])
-        if not used:
-            continue
-        scores = score_texts(m, [t for row in texts for t in row], need_scores=True)
-        table = np.array([[scores.score(t) for t in row] for row in texts], dtype=np.float64)
-        ok = np.asarray(np.isfinite(table).all(axis=1), dtype=bool)
-        run.n_skipped += int((~ok).sum())
-        used = [a for a, keep in zip(used, list(ok), strict=True) if keep]
-        if not used:
-            continue
-        orig, pert = table[ok, 0], table[ok, 1:]
-        _track(run, len(run.anchors), orig, pert, c, max_abs, top_n)
-        acc.add_batch(orig, pert, keys=[a.text for a in used])
-        run.anchors += used
-        if keep_scores:
-            kept_o.append(orig)
-            kept_p.append(pert)
+    with progress(len(anchors), "PSA: name perturbations", unit="sentences") as advance:
+        for chunk in _chunks(anchors, per_chunk):
+            try:
+                used, texts = [], []
+                for anchor in chunk:
+                    ps = _perturb.names([anchor], name_list)
+                    if not ps:
+                        run.n_without_perturbation += 1
+                        continue
+                    used.append(anchor)
+                    texts.append([anchor.text, *(p.perturbed for p in ps)])
+                if not used:
+                    continue
+                scores = score_texts(m, [t for row in texts for t in row], need_scores=True)
+                table = np.array(
+                    [[scores.score(t) for t in row] for row in texts], dtype=np.float64
+                )
+                ok = np.asarray(np.isfinite(table).all(axis=1), dtype=bool)
+                run.n_skipped += int((~ok).sum())
+                used = [a for a, keep in zip(used, list(ok), strict=True) if keep]
+                if not used:
+                    continue
+                orig, pert = table[ok, 0], table[ok, 1:]
+                _track(run, len(run.anchors), orig, pert, c, max_abs, top_n)
+                acc.add_batch(orig, pert, keys=[a.text for a in used])
+                run.anchors += used
+                if keep_scores:
+                    kept_o.append(orig)
+                    kept_p.append(pert)
+            finally:
+                advance(len(chunk))
     if not run.anchors:
         raise ConfigurationError(
             f"none of the {len(anchors)} anchors could be perturbed and scored "

@@ -36,6 +36,7 @@ import numpy as np
 
 from . import recording
 from .errors import ConfigurationError, FairnessError, ModelCallError, ModelOutputError
+from .progress import progress
 from .types import FloatArray, ModelStats, TextModel
 
 if TYPE_CHECKING:
@@ -350,15 +351,18 @@ class ModelAdapter:
                 found[text] = hit
         self._bump("cache_hits", len(found))
 
-        def store(text: str, kind: Kind, row: FloatArray) -> None:
-            row = np.array(row, dtype=np.float64)
-            row.setflags(write=False)
-            cache.put((self._config, text), (kind, row))
-            found[text] = (kind, row)
-
         pairs = self._prepare(missing)
         size = self._batch_size or recording.current_settings().batch_size
-        self._run([pairs[i : i + size] for i in range(0, len(pairs), size)], store)
+        with progress(len(pairs), f"scoring with {self._name}") as advance:
+
+            def store(text: str, kind: Kind, row: FloatArray) -> None:
+                row = np.array(row, dtype=np.float64)
+                row.setflags(write=False)
+                cache.put((self._config, text), (kind, row))
+                found[text] = (kind, row)
+                advance(1)
+
+            self._run([pairs[i : i + size] for i in range(0, len(pairs), size)], store)
         return self._kind, self._assemble(texts, found)
 
     def _assemble(self, texts: list[str], found: dict[str, Row]) -> FloatArray:
