@@ -669,7 +669,7 @@ def _ensure_database(data: bytes, *, source: str, cache: str | os.PathLike[str] 
     if _is_built(target):
         return target
     try:
-        with _file_lock(target.with_suffix(".lock")):
+        with file_lock(target.with_suffix(".lock")):
             if not _is_built(target):  # another process may have built it while we waited
                 _build(data, target, source=source)
     except OSError as exc:
@@ -693,7 +693,7 @@ def _conceptnet_lite_version() -> str:
 
 
 @contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
+def file_lock(path: Path) -> Iterator[None]:
     """An exclusive lock between processes on `path` (created if missing)."""
     with path.open("a+b") as handle:
         if sys.platform == "win32":

@@ -19,6 +19,8 @@ these and import its public functions below, adding them to ``__all__``.
 
 from __future__ import annotations
 
+from .active import active, active_doc, is_neutral
+from .analogy import WordAnalogy, analogy, analogy_doc, analogy_words
 from .gender import (
     Target,
     gender_of_word,
@@ -28,19 +30,32 @@ from .gender import (
     pronoun_role,
     swap_doc,
 )
+from .mutations import KINDS, MutationKind, Mutator, mutations, mutations_many
 from .names import names, possessive
 from .templates import Template, TemplateSet, fill, load_templates, template_sets, templates
 
 __all__ = [
+    "KINDS",
+    "MutationKind",
+    "Mutator",
     "Target",
     "Template",
     "TemplateSet",
+    "WordAnalogy",
+    "active",
+    "active_doc",
+    "analogy",
+    "analogy_doc",
+    "analogy_words",
     "fill",
     "gender_of_word",
     "gender_swap",
     "gender_swaps",
     "gendered_words",
+    "is_neutral",
     "load_templates",
+    "mutations",
+    "mutations_many",
     "names",
     "possessive",
     "pronoun_role",

@@ -1,0 +1,257 @@
+"""The perturbation set S of a sentence: mt-nlp's sentence perturbator P.
+
+mt-nlp, section 2.1, Algorithm 2: part-of-speech tag x, keep the nouns that are persons,
+add their AnalogyMutate (Algorithm 3) and ActiveMutate (Algorithm 4) mutations, then
+filter by fluency (line 9). This module puts the pieces together:
+
+- `mutations(text, attribute)`: S for one sentence, as `Perturbation` records:
+  analogy mutations, then active mutations, then (for attribute "gender") the gender
+  swap of `pytest_fairness.perturb.gender.swap_doc` (every definitional gender word
+  swapped at once, a hand-written complement to the analogy search), deduplicated by
+  perturbed text (the first one is kept; the original text itself is never in S), and
+  fluency-filtered when a `FluencyScorer` is given. |S| is the k of (eps, k)-fairness
+  (mt-nlp section 3.1).
+- `mutations_many(texts, attribute)`: the same for many texts: parsed with
+  ``nlp.pipe`` in batches, each Doc shared by the analogy, active and gender-swap
+  mutators; the knowledge graph is asked once per distinct lemma for the whole batch
+  (`is_person_many`), the analogy search runs once per distinct person lemma, and the
+  fluency model scores all texts of a batch together.
+- `Mutator`: the reusable state behind both (graph, table, subpopulations, per-lemma
+  answers), for callers that mutate several corpora with the same settings.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ..embeddings import VectorsLike
+from ..errors import ConfigurationError
+from ..fluency import DEFAULT_MIN_RATIO
+from ..knowledge import KnowledgeGraph
+from ..types import Perturbation
+from ._persons import nouns, resolve_graph, resolve_nlp
+from .active import _Active
+from .active import _state as _active_state
+from .analogy import _Analogies
+from .analogy import _state as _analogy_state
+from .gender import gendered_words, swap_doc
+
+if TYPE_CHECKING:
+    from ..fluency import FluencyScorer
+
+__all__ = ["KINDS", "MutationKind", "Mutator", "mutations", "mutations_many"]
+
+MutationKind = Literal["analogy", "active", "gender_swap"]
+#: Every kind of mutation, in the order they are generated.
+KINDS: tuple[MutationKind, ...] = ("analogy", "active", "gender_swap")
+
+
+class Mutator:
+    """mt-nlp's sentence perturbator P (Algorithm 2) for one attribute, with its caches.
+
+    `kinds` selects the mutations ("gender_swap" only applies to attribute "gender");
+    `graph` defaults to the bundled knowledge graph, `vectors` to
+    `pytest_fairness.embeddings.default_vectors` (loaded only if "analogy" is asked
+    for), `candidates` is passed to AnalogyMutate. `fluency` and `min_ratio` set up the
+    fluency filter (Algorithm 2, line 9); without a scorer nothing is filtered.
+    """
+
+    def __init__(
+        self,
+        attribute: str,
+        *,
+        graph: KnowledgeGraph | None = None,
+        vectors: VectorsLike | None = None,
+        kinds: Iterable[MutationKind] = KINDS,
+        candidates: int = 1,
+        fluency: FluencyScorer | None = None,
+        min_ratio: float | None = None,
+    ) -> None:
+        chosen = tuple(dict.fromkeys(kinds))
+        unknown = [k for k in chosen if k not in KINDS]
+        if unknown:
+            raise ConfigurationError(
+                f"unknown mutation kind(s) {unknown}; choose from {', '.join(KINDS)}"
+            )
+        self.attribute = attribute
+        self.kinds = chosen
+        self.graph = resolve_graph(graph)
+        self.fluency = fluency
+        self.min_ratio = DEFAULT_MIN_RATIO if min_ratio is None else min_ratio
+        self._analogy: _Analogies | None = (
+            _analogy_state(attribute, self.graph, vectors, candidates)
+            if "analogy" in chosen
+            else None
+        )
+        self._active: _Active = _active_state(attribute, self.graph)
+        if self._analogy is not None:
+            self._active.persons = self._analogy.persons  # one IsPerson cache for both
+        self._swap = "gender_swap" in chosen and attribute == "gender"
+
+    def prepare(
+        self, docs: Sequence[Any], found: Sequence[list[tuple[int, str]]] | None = None
+    ) -> None:
+        """Ask the graph (and the vector table) about every person lemma of `docs` at once.
+
+        `found` holds ``nouns(doc)`` of each doc when the caller already has them.
+        """
+        if self._analogy is not None:
+            self._analogy.prepare(docs, found)
+        else:
+            self._active.prepare(docs, found)
+
+    def mutate_doc(
+        self, doc: Any, found: list[tuple[int, str]] | None = None
+    ) -> list[Perturbation]:
+        """S for one parsed sentence, deduplicated, before the fluency filter."""
+        if found is None:
+            found = nouns(doc)
+        text: str = doc.text  # built from the tokens on every access: read it once
+        results: list[Perturbation] = []
+        if self._analogy is not None:
+            results += self._analogy.mutate(doc, found, text)
+        if "active" in self.kinds:
+            results += self._active.mutate(doc, found, text)
+        if self._swap and _has_gendered_word(doc):
+            swapped = swap_doc(doc)
+            if swapped is not None:
+                results.append(swapped)
+        return _unique(text, results)
+
+    def filter(
+        self, texts: Sequence[str], sets: list[list[Perturbation]]
+    ) -> list[list[Perturbation]]:
+        """Algorithm 2, line 9 for each text and its set; scored in one batch."""
+        if self.fluency is None:
+            return sets
+        everything = [*texts, *(p.perturbed for s in sets for p in s)]
+        if everything:
+            self.fluency.score(everything)  # one batched pass; `keep` then hits the cache
+        return [
+            self.fluency.keep(text, found, self.min_ratio)
+            for text, found in zip(texts, sets, strict=True)
+        ]
+
+    def mutate(self, text: str, *, nlp: Any = None) -> list[Perturbation]:
+        """S for one sentence (Algorithm 2)."""
+        doc = resolve_nlp(nlp)(text)
+        return self.filter([text], [self.mutate_doc(doc)])[0]
+
+    def mutate_many(
+        self, texts: Iterable[str], *, nlp: Any = None, batch_size: int = 256
+    ) -> Iterator[list[Perturbation]]:
+        """S for each of `texts`, in order, parsed with ``nlp.pipe`` in batches."""
+        if batch_size < 1:
+            raise ConfigurationError(f"batch_size must be >= 1, got {batch_size}")
+        pipeline = resolve_nlp(nlp)
+        batch: list[str] = []
+        for text in texts:
+            batch.append(text)
+            if len(batch) >= batch_size:
+                yield from self._batch(pipeline, batch, batch_size)
+                batch = []
+        if batch:
+            yield from self._batch(pipeline, batch, batch_size)
+
+    def _batch(
+        self, pipeline: Any, texts: list[str], batch_size: int
+    ) -> list[list[Perturbation]]:
+        docs = list(pipeline.pipe(texts, batch_size=batch_size))
+        found = [nouns(doc) for doc in docs]
+        self.prepare(docs, found)
+        return self.filter(
+            texts, [self.mutate_doc(doc, f) for doc, f in zip(docs, found, strict=True)]
+        )
+
+
+@functools.lru_cache(maxsize=1)
+def _gendered_hashes() -> npt.NDArray[np.uint64]:
+    hash_string: Any = importlib.import_module("spacy.strings").hash_string
+    return np.array(sorted(hash_string(w) for w in gendered_words()), dtype=np.uint64)
+
+
+def _has_gendered_word(doc: Any) -> bool:
+    """Whether `doc` has a word `swap_doc` could swap (`gendered_words`), read from the
+    token array: most sentences have none, and walking a Doc token by token is slow."""
+    from spacy.attrs import LOWER
+
+    if len(doc) == 0:
+        return False
+    return bool(np.isin(doc.to_array([LOWER]), _gendered_hashes()).any())
+
+
+def _unique(original: str, found: Iterable[Perturbation]) -> list[Perturbation]:
+    seen = {original}
+    kept: list[Perturbation] = []
+    for p in found:
+        if p.perturbed not in seen:
+            seen.add(p.perturbed)
+            kept.append(p)
+    return kept
+
+
+def mutations(
+    text: str,
+    attribute: str,
+    *,
+    fluency: FluencyScorer | None = None,
+    min_ratio: float | None = None,
+    graph: KnowledgeGraph | None = None,
+    vectors: VectorsLike | None = None,
+    nlp: Any = None,
+    kinds: Iterable[MutationKind] = KINDS,
+    candidates: int = 1,
+) -> list[Perturbation]:
+    """The perturbation set S of `text` for `attribute` (mt-nlp section 2.1, Algorithm 2).
+
+    AnalogyMutate and ActiveMutate of every person noun, plus the gender swap when
+    `attribute` is "gender", deduplicated by perturbed text; with `fluency` (a
+    `pytest_fairness.fluency.FluencyScorer`) only mutations with fluency >= `min_ratio`
+    (default 0.7) times the original's are kept. See `Mutator` for the other arguments.
+    """
+    mutator = Mutator(
+        attribute,
+        graph=graph,
+        vectors=vectors,
+        kinds=kinds,
+        candidates=candidates,
+        fluency=fluency,
+        min_ratio=min_ratio,
+    )
+    return mutator.mutate(text, nlp=nlp)
+
+
+def mutations_many(
+    texts: Iterable[str],
+    attribute: str,
+    *,
+    fluency: FluencyScorer | None = None,
+    min_ratio: float | None = None,
+    graph: KnowledgeGraph | None = None,
+    vectors: VectorsLike | None = None,
+    nlp: Any = None,
+    kinds: Iterable[MutationKind] = KINDS,
+    candidates: int = 1,
+    batch_size: int = 256,
+) -> list[list[Perturbation]]:
+    """`mutations` of many texts, one list per text, in order (mt-nlp Algorithm 2).
+
+    Parsed with ``nlp.pipe`` in batches of `batch_size`; every Doc is shared by the
+    mutators, and the graph, vector and fluency lookups are batched (module docstring).
+    """
+    mutator = Mutator(
+        attribute,
+        graph=graph,
+        vectors=vectors,
+        kinds=kinds,
+        candidates=candidates,
+        fluency=fluency,
+        min_ratio=min_ratio,
+    )
+    return list(mutator.mutate_many(texts, nlp=nlp, batch_size=batch_size))
