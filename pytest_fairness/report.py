@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .types import Violation
+
 __all__ = [
     "BASELINE_KIND",
     "REPORT_KIND",
@@ -321,46 +323,21 @@ class MetricSummary:
         return self.n_failed == 0
 
 
-@dataclass(frozen=True)
-class DiscriminatoryInput:
-    """A discriminatory input (a violation) with the test and relation that found it."""
+@dataclass(frozen=True, kw_only=True)
+class DiscriminatoryInput(Violation):
+    """A discriminatory input (a recorded `Violation`) with the test and relation that found it."""
 
     nodeid: str
     relation: str
-    original: str
-    perturbed: str
-    original_spans: tuple[tuple[int, int], ...] = ()
-    perturbed_spans: tuple[tuple[int, int], ...] = ()
-    original_score: float | None = None
-    perturbed_score: float | None = None
-    original_label: str | None = None
-    perturbed_label: str | None = None
-    measure: float | None = None
-    kind: str | None = None
-    attribute: str | None = None
-    detail: str | None = None
 
     @classmethod
     def from_violation(
         cls, nodeid: str, relation: str, v: Mapping[str, Any]
     ) -> DiscriminatoryInput:
         n = _normalize_violation(v)
-        return cls(
-            nodeid=nodeid,
-            relation=relation,
-            original=n["original"],
-            perturbed=n["perturbed"],
-            original_spans=tuple((s[0], s[1]) for s in n["original_spans"]),
-            perturbed_spans=tuple((s[0], s[1]) for s in n["perturbed_spans"]),
-            original_score=n["original_score"],
-            perturbed_score=n["perturbed_score"],
-            original_label=n["original_label"],
-            perturbed_label=n["perturbed_label"],
-            measure=n["measure"],
-            kind=n["kind"],
-            attribute=n["attribute"],
-            detail=n["detail"],
-        )
+        n["original_spans"] = tuple((s[0], s[1]) for s in n["original_spans"])
+        n["perturbed_spans"] = tuple((s[0], s[1]) for s in n["perturbed_spans"])
+        return cls(nodeid=nodeid, relation=relation, **n)
 
     @property
     def severity(self) -> float:

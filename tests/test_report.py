@@ -396,8 +396,10 @@ def test_changed_words_are_marked_and_wrapped() -> None:
     assert segments("abcdef", [(4, 10), (1, 2), (2, 3), (5, 5)]) == [
         ("a", False), ("bc", True), ("d", False), ("ef", True)]
     assert segments("", []) == [("", False)]
-    d = rp.DiscriminatoryInput("t::x", "r", "word " * 30 + "She left.", "word " * 30 + "Wei left.",
-                               ((150, 153),), ((150, 153),), 0.1, 0.9)
+    d = rp.DiscriminatoryInput(nodeid="t::x", relation="r", original="word " * 30 + "She left.",
+                               perturbed="word " * 30 + "Wei left.", original_spans=((150, 153),),
+                               perturbed_spans=((150, 153),), original_score=0.1,
+                               perturbed_score=0.9)
     s = rp.Summary(tests=(), groups=(), inputs=(d,))
     from pytest_fairness._text import _inputs_section, _Style
 
