@@ -44,3 +44,17 @@ def fairness_model(toxicity_model: pf.TextModel) -> pf.TextModel:
 def fairness_corpus() -> pf.Corpus:
     """Comment-like sentences written for these examples (no third-party corpus)."""
     return pf.Corpus(DATA / "comments.txt")
+
+
+@pytest.fixture(scope="session")
+def minilm_model() -> pf.TextModel:
+    """White-box sentiment model: all-MiniLM-L6-v2 (mean pooling) + a logistic-regression head.
+
+    The head ships in `models/minilm_sentiment_head.npz`, trained by
+    `scripts/train_minilm_head.py` on Pang & Lee's sentence polarity data (held-out accuracy
+    stored in the file). Labels ("negative", "positive"); `embed` and
+    `forward_from_embeddings` work, so the gradient metrics (prediction sensitivity) apply.
+    """
+    from minilm_sentiment import load_minilm_sentiment
+
+    return load_minilm_sentiment()
