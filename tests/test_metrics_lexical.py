@@ -124,3 +124,42 @@ def test_term_sensitivity_clusters() -> None:
     rel = term_sensitivity_clusters(terms, scores, n_clusters=2,
                                     template_scores=[0.5, 0.1, 0.8], relative=True)
     assert rel.curves[0].tolist() == pytest.approx([0.01, 0.01, -0.005])
+
+
+def test_term_clusters_to_dict_carries_what_the_report_draws() -> None:
+    terms = ["neutral1", "neutral2", "slur1", "slur2"]
+    base = [0.5, 0.1, 0.8]
+    scores = [[0.5, 0.1, 0.8], [0.52, 0.12, 0.79], [0.95, 0.9, 0.99], [0.9, 0.93, 0.97]]
+    r = term_sensitivity_clusters(terms, scores, n_clusters=2, template_scores=base,
+                                  group="identity")
+    d = r.to_dict()
+    json.dumps(d)
+    assert d["group"] == "identity"
+    assert d["relative"] is False
+    # template scores in the order of the curves (ascending), the x axis of Figure 3
+    assert d["template_scores"] == pytest.approx([0.1, 0.5, 0.8])
+    # slurs: curve ((.9+.93)/2, (.95+.9)/2, (.99+.97)/2) = (.915, .925, .98);
+    # minus (.1, .5, .8) -> (.815, .425, .18), mean .473333
+    by_cluster = {c["cluster"]: c for c in d["clusters"]}
+    assert by_cluster[1]["terms"] == ["slur1", "slur2"]
+    assert by_cluster[1]["mean_shift"] == pytest.approx(0.473333, abs=1e-6)
+    # neutral: (.11, .51, .795) - (.1, .5, .8) -> mean (.01 + .01 - .005) / 3 = .005
+    assert by_cluster[0]["mean_shift"] == pytest.approx(0.005)
+    # relative curves are already shifts: the same mean shifts
+    rel = term_sensitivity_clusters(terms, scores, n_clusters=2, template_scores=base,
+                                    relative=True)
+    assert rel.to_dict()["relative"] is True
+    assert rel.mean_shifts() == pytest.approx(r.mean_shifts())
+    assert r.cluster_of("slur2") == 1
+    with pytest.raises(ValueError, match="not one of the 4 clustered terms"):
+        r.cluster_of("person")
+
+
+def test_term_clusters_without_template_scores() -> None:
+    r = term_sensitivity_clusters(["a", "b", "c"], [[0.1, 0.2], [0.1, 0.25], [0.9, 0.8]],
+                                  n_clusters=2)
+    d = r.to_dict()
+    assert r.mean_shifts() is None
+    assert "template_scores" not in d and "group" not in d
+    assert all("mean_shift" not in c for c in d["clusters"])
+    assert [c["terms"] for c in d["clusters"]] == [["a", "b"], ["c"]]

@@ -435,10 +435,18 @@ class TermClusters:
     terms: tuple[str, ...]
     labels: IntArray
     curves: FloatArray
-    """Mean vector of each cluster, shape (n_clusters, M), templates in `template_order`."""
+    """Mean vector of each cluster, shape (n_clusters, M), templates in `template_order`
+    (score shifts from `template_scores` when `relative`)."""
     template_order: IntArray
     """Template indices in the order of the curves (ascending template score if given)."""
     inertia: float
+    template_scores: FloatArray | None = None
+    """Scores of the templates as written, in the order of the curves (the x axis of the
+    paper's Figure 3), or None when they were not given."""
+    relative: bool = False
+    """True when the curves are shifts v_t - template_scores, not raw scores."""
+    group: str | None = None
+    """What the terms were drawn for (a country, an attribute), shown in the report."""
 
     def members(self) -> dict[int, list[str]]:
         out: dict[int, list[str]] = {c: [] for c in range(self.curves.shape[0])}
@@ -446,16 +454,51 @@ class TermClusters:
             out[label].append(term)
         return out
 
+    def mean_shifts(self) -> FloatArray | None:
+        """Per cluster, the mean over templates of its curve minus the template scores
+        (how much its terms move the score, on average); None without template scores."""
+        if self.template_scores is None:
+            return None
+        if self.relative:
+            return np.asarray(self.curves.mean(axis=1), dtype=np.float64)
+        return np.asarray((self.curves - self.template_scores[None, :]).mean(axis=1),
+                          dtype=np.float64)
+
+    def cluster_of(self, term: str) -> int:
+        """The cluster of `term`; a clear error when it was not clustered."""
+        if term not in self.terms:
+            raise ConfigurationError(
+                f"{term!r} is not one of the {len(self.terms)} clustered terms; "
+                f"pass it in `terms` to term_sensitivity_clusters"
+            )
+        return int(self.labels[self.terms.index(term)])
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """Plain data for the report: put it in a recorded result's `extra["clusters"]`
+        and the fairness summary lists the clusters and draws their curves."""
+        shifts = self.mean_shifts()
+        clusters = []
+        for c, terms in self.members().items():
+            entry: dict[str, Any] = {
+                "cluster": c,
+                "terms": terms,
+                "curve": [clean_float(v) for v in self.curves[c].tolist()],
+            }
+            if shifts is not None:
+                entry["mean_shift"] = clean_float(float(shifts[c]))
+            clusters.append(entry)
+        out: dict[str, Any] = {
             "metric": "term_clusters",
-            "clusters": [
-                {"cluster": c, "terms": terms, "curve": self.curves[c].tolist()}
-                for c, terms in self.members().items()
-            ],
+            "clusters": clusters,
             "template_order": self.template_order.tolist(),
             "inertia": clean_float(self.inertia),
+            "relative": self.relative,
         }
+        if self.template_scores is not None:
+            out["template_scores"] = [clean_float(v) for v in self.template_scores.tolist()]
+        if self.group is not None:
+            out["group"] = self.group
+        return out
 
 
 def term_sensitivity_clusters(
@@ -467,6 +510,7 @@ def term_sensitivity_clusters(
     relative: bool = False,
     seed: SeedLike = 0,
     n_init: int = 10,
+    group: str | None = None,
 ) -> TermClusters:
     """Phase 2 of the cross-geographic paper (section 3.2): cluster terms by sensitivity.
 
@@ -480,6 +524,12 @@ def term_sensitivity_clusters(
             figures.
         relative: cluster the shifts v_t - template_scores instead of raw scores.
         seed: seed of the k-means++ initialisation.
+        n_init: k-means restarts; the run with the lowest inertia is kept.
+        group: a label for the report ("India", "religion"), kept in `to_dict()`.
+
+    Clusters are numbered by the ascending mean of their curve, so C0 holds the terms that
+    lower the score most and the last cluster those that raise it most (the paper's names
+    C0-C3 are assigned by inspection and do not follow this order).
     """
     names = check_names(terms, "terms")
     scores = as_float_array(term_scores, "term_scores", ndim=2)
@@ -488,6 +538,7 @@ def term_sensitivity_clusters(
     m = scores.shape[1]
     order = np.arange(m, dtype=np.int64)
     vectors = scores
+    base: FloatArray | None = None
     if template_scores is not None:
         base = as_float_array(template_scores, "template_scores", ndim=1)
         if base.shape[0] != m:
@@ -506,4 +557,7 @@ def term_sensitivity_clusters(
         curves=result.centers,
         template_order=order,
         inertia=result.inertia,
+        template_scores=None if base is None else np.asarray(base[order], dtype=np.float64),
+        relative=relative,
+        group=None if group is None else str(group),
     )
