@@ -22,11 +22,11 @@ level: model types are recognised by duck typing and by the module their class l
 from __future__ import annotations
 
 import math
+import os
 import random
 import re
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -35,6 +35,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkabl
 import numpy as np
 
 from . import recording
+from .cache import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE
+from .cache import DiskCache, PredictionCache, open_disk_cache
+from .cache import check_fingerprint as _check_fingerprint
 from .errors import ConfigurationError, FairnessError, ModelCallError, ModelOutputError
 from .progress import progress
 from .types import FloatArray, ModelStats, TextModel
@@ -51,8 +54,6 @@ Kind = Literal["proba", "score"]
 
 #: Label `predict` gives a text a remote scorer skipped (too long; see `as_model`).
 SKIPPED_LABEL = "<skipped>"
-#: Default bound of the prediction cache, in texts.
-DEFAULT_CACHE_SIZE = 100_000
 #: How far a row of probabilities may sum from 1.
 SUM_TOLERANCE = 1e-4
 
@@ -74,42 +75,6 @@ ACCEPTED = (
 )
 
 Row = tuple[Kind, FloatArray]
-
-
-class PredictionCache:
-    """A least-recently-used map from a key (configuration, text) to a prediction row.
-
-    Holds at most `max_entries` rows; the least recently used goes first. Thread-safe.
-    """
-
-    def __init__(self, max_entries: int = DEFAULT_CACHE_SIZE) -> None:
-        if max_entries < 1:
-            raise ConfigurationError(
-                f"cache_size must be a positive number of texts, got {max_entries}"
-            )
-        self.max_entries = max_entries
-        self._rows: OrderedDict[Hashable, Row] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable) -> Row | None:
-        with self._lock:
-            row = self._rows.get(key)
-            if row is not None:
-                self._rows.move_to_end(key)
-            return row
-
-    def put(self, key: Hashable, row: Row) -> None:
-        with self._lock:
-            self._rows[key] = row
-            self._rows.move_to_end(key)
-            while len(self._rows) > self.max_entries:
-                self._rows.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    def __contains__(self, key: Hashable) -> bool:
-        return key in self._rows
 
 
 @runtime_checkable
@@ -157,7 +122,9 @@ class ModelAdapter:
         score_range: tuple[float, float] = (0.0, 1.0),
         threshold: float | None = None,
         batch_size: int | None = None,
-        cache_size: int = DEFAULT_CACHE_SIZE,
+        cache_size: int | None = None,
+        fingerprint: str | None = None,
+        cache_dir: str | None = None,
     ) -> None:
         self._underlying = underlying
         self._name = name
@@ -172,6 +139,9 @@ class ModelAdapter:
         self._threshold = threshold
         self._batch_size = batch_size
         self._cache_size = cache_size
+        self._fingerprint = fingerprint
+        self._cache_dir = cache_dir
+        self._disk_config = _stable_config(config)
         self._private_cache: PredictionCache | None = None
         self._lock = threading.Lock()
         self._counts = dict.fromkeys(
@@ -312,16 +282,51 @@ class ModelAdapter:
         with self._lock:
             self._counts[counter] += n
 
-    def _cache(self) -> PredictionCache:
+    def _cache(self) -> PredictionCache | None:
+        """The in-memory cache: the session's for this model, else the adapter's own;
+        None when caching is off (`cache_size=0` or `--fairness-no-cache`)."""
+        settings = recording.current_settings()
+        size = self._cache_size if self._cache_size is not None else settings.cache_size
+        if size == 0 or settings.no_cache:
+            return None
         session = recording.current_session()
         if session is not None:
             cache: PredictionCache = session.cache_for(
-                self._underlying, lambda: PredictionCache(self._cache_size)
+                self._underlying, lambda: PredictionCache(size)
             )
             return cache
         if self._private_cache is None:
-            self._private_cache = PredictionCache(self._cache_size)
+            self._private_cache = PredictionCache(size)
         return self._private_cache
+
+    def _disk(self) -> DiskCache | None:
+        """The persistent store of this model's fingerprint, when it has one and a cache
+        directory is set (argument, else `--fairness-cache-dir`); None otherwise."""
+        if self._fingerprint is None:
+            return None
+        settings = recording.current_settings()
+        directory = self._cache_dir or settings.cache_dir
+        if not directory or settings.no_cache or self._cache_size == 0:
+            return None
+        store = open_disk_cache(directory, self._fingerprint)
+        return None if store.broken else store
+
+    def cache_info(self) -> dict[str, Any]:
+        """Counters of the caches this adapter uses right now: `memory` (entries, bound,
+        hits, misses of the session's in-memory cache of the model) and `disk` (path,
+        hits, misses, rows written, damaged rows, why it was turned off), each None
+        when not in use. `stats.cache_hits` counts the texts of this adapter answered by
+        either."""
+        memory = self._cache()
+        disk = self._disk() if self._fingerprint is not None else None
+        if disk is None and self._fingerprint is not None:
+            directory = self._cache_dir or recording.current_settings().cache_dir
+            if directory:
+                disk = open_disk_cache(directory, self._fingerprint)
+        return {
+            "memory": memory.stats() if memory is not None else None,
+            "disk": disk.stats() if disk is not None else None,
+        }
 
     def _score_batch(self, batch: list[tuple[str, str]]) -> Row:
         sent = [s for _, s in batch]
@@ -340,15 +345,33 @@ class ModelAdapter:
         texts = _check_texts(texts)
         self._bump("requested", len(texts))
         cache = self._cache()
+        config = self._config
         found: dict[str, Row] = {}
         missing: list[str] = []
-        for text in dict.fromkeys(texts):
-            hit = cache.get((self._config, text))
-            if hit is None:
-                missing.append(text)
-            else:
-                self._adopt(*hit)
-                found[text] = hit
+        if cache is None:
+            missing = list(dict.fromkeys(texts))
+        else:
+            for text in dict.fromkeys(texts):
+                hit = cache.get((config, text))
+                if hit is None:
+                    missing.append(text)
+                else:
+                    self._adopt(*hit)
+                    found[text] = hit
+        disk = self._disk() if missing else None
+        if disk is not None:
+            stored = {
+                text: hit
+                for text, hit in disk.get_many(self._disk_config, missing).items()
+                if self._fits(*hit)
+            }
+            if stored:
+                for text, hit in stored.items():
+                    self._adopt(*hit)
+                    found[text] = hit
+                    if cache is not None:
+                        cache.put((config, text), hit)
+                missing = [t for t in missing if t not in stored]
         self._bump("cache_hits", len(found))
 
         pairs = self._prepare(missing)
@@ -358,11 +381,18 @@ class ModelAdapter:
             def store(text: str, kind: Kind, row: FloatArray) -> None:
                 row = np.array(row, dtype=np.float64)
                 row.setflags(write=False)
-                cache.put((self._config, text), (kind, row))
+                if cache is not None:
+                    cache.put((config, text), (kind, row))
+                if disk is not None:
+                    disk.put(self._disk_config, text, kind, row)
                 found[text] = (kind, row)
                 advance(1)
 
-            self._run([pairs[i : i + size] for i in range(0, len(pairs), size)], store)
+            try:
+                self._run([pairs[i : i + size] for i in range(0, len(pairs), size)], store)
+            finally:
+                if disk is not None:
+                    disk.flush()
         return self._kind, self._assemble(texts, found)
 
     def _assemble(self, texts: list[str], found: dict[str, Row]) -> FloatArray:
@@ -385,6 +415,14 @@ class ModelAdapter:
             if hit is not None:
                 out[i] = hit[1]
         return out
+
+    def _fits(self, kind: Kind, row: FloatArray) -> bool:
+        """Whether a stored row has the kind and width this adapter returns (a row that
+        does not is scored again rather than trusted)."""
+        if self._kind is not None and kind != self._kind:
+            return False
+        width = 1 if kind == "score" else self._k
+        return width is None or len(row) == width
 
     def _adopt(self, kind: Kind, row: FloatArray) -> None:
         """Take the kind and K of a row from the shared cache when nothing was seen yet."""
@@ -1028,7 +1066,9 @@ def as_model(
     score_range: tuple[float, float] = (0.0, 1.0),
     threshold: float | None = None,
     batch_size: int | None = None,
-    cache_size: int = DEFAULT_CACHE_SIZE,
+    cache_size: int | None = None,
+    fingerprint: str | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
     tokenizer: Callable[[list[str]], Any] | None = None,
     embedding: Any = None,
     remote: bool = False,
@@ -1075,21 +1115,33 @@ def as_model(
     K > 2).
 
     Texts are deduplicated, answered from the session's prediction cache when possible
-    (LRU, `cache_size` texts) and sent in batches of `batch_size` (default: the run's
-    `--fairness-batch-size`). Every output is validated: a wrong shape, NaN/inf,
-    probabilities outside [0, 1] or not summing to 1, or scores outside `score_range`
-    raise `ModelOutputError`; a model that raises gives `ModelCallError` (the cause
-    chained), and predictions of the batches before it stay cached.
+    (LRU, `cache_size` texts, default the run's `--fairness-cache-size`; 0 turns caching
+    off, as does `--fairness-no-cache`) and sent in batches of `batch_size` (default: the
+    run's `--fairness-batch-size`). With `fingerprint=` (a string you change whenever the
+    model changes, e.g. `"toxicity-v3"` or a hash of the weights file) and a cache
+    directory (`cache_dir=`, default the run's `--fairness-cache-dir`) predictions also
+    persist between runs in a SQLite file per fingerprint (see `pytest_fairness.cache`),
+    keyed by the adapter options that affect outputs. A model without a fingerprint is
+    never persisted: nothing tells us when it changed.
+
+    Every output is validated: a wrong shape, NaN/inf, probabilities outside [0, 1] or not
+    summing to 1, or scores outside `score_range` raise `ModelOutputError`; a model that
+    raises gives `ModelCallError` (the cause chained), and predictions of the batches
+    before it stay cached.
     """
     if isinstance(obj, TextModel):
         return obj
     _check_options(output, score_range, threshold, batch_size, cache_size)
+    if fingerprint is not None:
+        _check_fingerprint(fingerprint)
     common: dict[str, Any] = {
         "labels": labels,
         "target": target,
         "threshold": threshold,
         "batch_size": batch_size,
         "cache_size": cache_size,
+        "fingerprint": fingerprint,
+        "cache_dir": None if cache_dir is None else os.fspath(cache_dir),
     }
     remote_options = {
         "concurrency": concurrency,
@@ -1133,7 +1185,7 @@ def as_model(
     if kind == "pair":
         model, tok = cast(tuple[Any, Any], obj)
         return TransformersModel(
-            model, tok, name=_describe(model), config=("transformers", id(tok)), **common
+            model, tok, name=_describe(model), config=("transformers", _Ident(tok)), **common
         )
     if kind == "sklearn":
         return SklearnModel(obj, name=name, config=("sklearn",), **common)
@@ -1145,7 +1197,7 @@ def as_model(
             )
         if kind == "transformers":
             return TransformersModel(
-                obj, tokenizer, name=name, config=("transformers", id(tokenizer)), **common
+                obj, tokenizer, name=name, config=("transformers", _Ident(tokenizer)), **common
             )
         return TorchModel(
             obj,
@@ -1153,7 +1205,7 @@ def as_model(
             output=output,
             embedding=embedding,
             name=name,
-            config=("torch", output, id(tokenizer), _freeze(labels)),
+            config=("torch", output, _Ident(tokenizer), _freeze(labels)),
             **common,
         )
     if kind != "callable":
@@ -1170,7 +1222,7 @@ def as_model(
         fn,
         output=output,
         name=name,
-        config=(*config, max_length, policy, id(length) if length else None),
+        config=(*config, max_length, policy, _Ident(length) if length else None),
         score_range=score_range,
         concurrency=4 if concurrency is None else concurrency,
         retries=3 if retries is None else retries,
@@ -1225,7 +1277,7 @@ def _check_options(
     score_range: tuple[float, float],
     threshold: float | None,
     batch_size: int | None,
-    cache_size: int,
+    cache_size: int | None,
 ) -> None:
     if output not in _OUTPUTS:
         raise ConfigurationError(
@@ -1241,8 +1293,10 @@ def _check_options(
         )
     if batch_size is not None and batch_size < 1:
         raise ConfigurationError(f"batch_size must be a positive integer, got {batch_size}")
-    if cache_size < 1:
-        raise ConfigurationError(f"cache_size must be a positive integer, got {cache_size}")
+    if cache_size is not None and cache_size < 0:
+        raise ConfigurationError(
+            f"cache_size must be 0 (no cache) or a positive number of texts, got {cache_size}"
+        )
 
 
 def _check_remote(
@@ -1265,6 +1319,36 @@ def _check_remote(
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+class _Ident:
+    """An object in a cache key, compared by identity (a tokenizer, a length function).
+
+    In memory the key holds the object itself (so its id is never reused); on disk it is
+    written by its type name, the fingerprint standing for the object's contents.
+    """
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: object) -> None:
+        self.obj = obj
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Ident) and other.obj is self.obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __repr__(self) -> str:
+        kind = type(self.obj)
+        name = getattr(self.obj, "__qualname__", None) or kind.__qualname__
+        return f"<{kind.__module__}.{name}>"
+
+
+def _stable_config(config: Hashable) -> str:
+    """The adapter configuration as the disk cache keys it: the same string in every run
+    for the same options (objects compared by identity are written by type)."""
+    return repr(config)
 
 
 def _describe(obj: object) -> str:

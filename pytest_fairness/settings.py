@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from .cache import DEFAULT_CACHE_SIZE
 from .errors import ConfigurationError
 
 
@@ -35,12 +36,24 @@ class Settings:
     conceptnet_db: str | None = None
     """A full ConceptNet SQLite database (conceptnet-lite format) to use instead of the
     bundled graph for person and attribute look-ups."""
+    cache_size: int = DEFAULT_CACHE_SIZE
+    """Bound of the in-memory prediction cache of each model, in texts (0: no cache)."""
+    cache_dir: str | None = None
+    """Directory of the persistent prediction caches of models given a `fingerprint=`
+    (one SQLite file per fingerprint); none: predictions are kept in memory only."""
+    no_cache: bool = False
+    """Turn every prediction cache off (memory and disk): each request reaches the model."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.threshold <= 1.0:
             raise ConfigurationError(
                 f"fairness threshold must be in [0, 1], got {self.threshold}; "
                 "set --fairness-threshold (or the fairness_threshold ini key) to e.g. 0.5"
+            )
+        if self.cache_size < 0:
+            raise ConfigurationError(
+                f"fairness cache size must be 0 (no cache) or a positive number of texts, got "
+                f"{self.cache_size}; set --fairness-cache-size (or fairness_cache_size)"
             )
         if self.batch_size < 1:
             raise ConfigurationError(

@@ -459,8 +459,27 @@ def test_cache_is_bounded_least_recently_used_first() -> None:
     assert len(recorder.calls) == 2
     model.score(["b"])
     assert recorder.calls[-1] == ["b"]
-    with pytest.raises(ConfigurationError, match="cache_size"):
-        pf.as_model(length_score, cache_size=0)
+    with pytest.raises(ConfigurationError, match="cache_size must be 0"):
+        pf.as_model(length_score, cache_size=-1)
+
+
+def test_cache_size_zero_turns_the_cache_off() -> None:
+    recorder = Recorder(length_score)
+    model = pf.as_model(recorder, cache_size=0)
+    model.score(["a", "b", "a"])
+    model.score(["a", "b"])
+    assert recorder.calls == [["a", "b"], ["a", "b"]]  # deduplicated, never cached
+    assert model.stats.cache_hits == 0
+    assert model.cache_info()["memory"] is None
+
+
+def test_no_cache_setting_turns_the_session_cache_off() -> None:
+    recorder = Recorder(length_score)
+    with recording.test_scope(_TestState("t", Settings(no_cache=True))):
+        model = pf.as_model(recorder)
+        model.score(["a"])
+        model.score(["a"])
+    assert len(recorder.calls) == 2
 
 
 def test_cached_rows_cannot_be_modified_through_results() -> None:

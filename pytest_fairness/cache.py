@@ -1,0 +1,309 @@
+"""Prediction caches: the in-memory LRU every adapter uses, and an optional store on disk.
+
+`PredictionCache` is the bounded map one pytest session keeps per underlying model (see
+`SessionState.cache_for`). `DiskCache` persists predictions between runs in SQLite
+(stdlib `sqlite3`), one file per model fingerprint: `as_model(..., fingerprint="v3")`
+with a cache directory (`--fairness-cache-dir`, ini `fairness_cache_dir`, or
+`as_model(cache_dir=...)`). The fingerprint is the user's promise that the model has not
+changed: a model without one is never persisted, since nothing tells us when its weights
+or code changed. The adapter configuration that affects outputs is part of every key.
+
+The file runs in WAL mode with a busy timeout, so several processes (pytest-xdist
+workers) read and write it at once. A row is stored as its kind (`"proba"` / `"score"`),
+its width (the shape of a 1-D row), float64 bytes and a CRC-32 of those bytes. Anything
+wrong with the file (not a database, unreadable, a row of the wrong size or checksum)
+gives a `CacheWarning` and the adapter carries on from memory: never a crash, never a
+row that was not written by the same fingerprint and configuration.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import re
+import sqlite3
+import threading
+import warnings
+import zlib
+from collections import OrderedDict
+from collections.abc import Hashable, Iterable, Sequence
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from .errors import ConfigurationError
+from .types import FloatArray
+
+Kind = Literal["proba", "score"]
+Row = tuple[Kind, FloatArray]
+
+#: Default bound of the in-memory prediction cache, in texts.
+DEFAULT_CACHE_SIZE = 100_000
+#: Schema version written in the file; a file with another version is left alone.
+SCHEMA = 1
+#: Rows looked up per SQL statement (below SQLite's default limit of host parameters).
+_CHUNK = 500
+#: Rows written per transaction.
+_FLUSH_EVERY = 2_000
+
+
+class CacheWarning(UserWarning):
+    """The persistent prediction cache could not be used; predictions stay in memory."""
+
+
+class PredictionCache:
+    """A least-recently-used map from a key (configuration, text) to a prediction row.
+
+    Holds at most `max_entries` rows; the least recently used goes first. Thread-safe.
+    `stats()` counts look-ups that hit and missed.
+    """
+
+    def __init__(self, max_entries: int = DEFAULT_CACHE_SIZE) -> None:
+        if max_entries < 1:
+            raise ConfigurationError(
+                f"cache_size must be a positive number of texts, got {max_entries}"
+            )
+        self.max_entries = max_entries
+        self._rows: OrderedDict[Hashable, Row] = OrderedDict()
+        self._lock = threading.Lock()
+        self._hits = 0
+        self._misses = 0
+
+    def get(self, key: Hashable) -> Row | None:
+        with self._lock:
+            row = self._rows.get(key)
+            if row is None:
+                self._misses += 1
+            else:
+                self._hits += 1
+                self._rows.move_to_end(key)
+            return row
+
+    def put(self, key: Hashable, row: Row) -> None:
+        with self._lock:
+            self._rows[key] = row
+            self._rows.move_to_end(key)
+            while len(self._rows) > self.max_entries:
+                self._rows.popitem(last=False)
+
+    def stats(self) -> dict[str, int]:
+        """`{"entries", "max_entries", "hits", "misses"}` of this cache."""
+        with self._lock:
+            return {
+                "entries": len(self._rows),
+                "max_entries": self.max_entries,
+                "hits": self._hits,
+                "misses": self._misses,
+            }
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._rows
+
+
+def cache_file(directory: str | Path, fingerprint: str) -> Path:
+    """The SQLite file of `fingerprint` in `directory`: a readable prefix of the
+    fingerprint plus a hash of all of it, so distinct fingerprints never share a file."""
+    check_fingerprint(fingerprint)
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", fingerprint)[:40].strip("._") or "model"
+    digest = hashlib.sha256(fingerprint.encode("utf-8")).hexdigest()[:16]
+    return Path(directory) / f"{readable}-{digest}.sqlite"
+
+
+def check_fingerprint(fingerprint: object) -> str:
+    if not isinstance(fingerprint, str) or not fingerprint.strip():
+        raise ConfigurationError(
+            f"fingerprint={fingerprint!r} must be a non-empty string that changes whenever "
+            'the model changes, e.g. fingerprint="toxicity-v3" or a hash of the weights file'
+        )
+    return fingerprint
+
+
+class DiskCache:
+    """Predictions of one model fingerprint in a SQLite file (see the module docstring).
+
+    Keys are `(config, text)` with `config` a string describing the adapter settings that
+    affect outputs. `get_many` and `put` never raise: on any database error the store
+    warns once (`CacheWarning`) and turns itself off (`broken` is then the reason).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.broken: str | None = None
+        self._lock = threading.Lock()
+        self._pending: list[tuple[str, str, str, int, bytes, int]] = []
+        self._counts = {"hits": 0, "misses": 0, "writes": 0, "bad_rows": 0}
+        self._db: sqlite3.Connection | None = None
+        self._warned_rows = False
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(
+                str(self.path), timeout=60.0, check_same_thread=False, isolation_level=None
+            )
+            self._db = db
+            db.execute("PRAGMA busy_timeout = 60000")
+            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()
+            if mode is None or str(mode[0]).lower() != "wal":
+                raise sqlite3.DatabaseError(f"could not switch to WAL mode (got {mode!r})")
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+            )
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA),))
+            found = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if found is None or found[0] != str(SCHEMA):
+                raise sqlite3.DatabaseError(
+                    f"schema version {found[0] if found else None!r}, expected {SCHEMA}"
+                )
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS rows (config TEXT NOT NULL, text TEXT NOT NULL, "
+                "kind TEXT NOT NULL, width INTEGER NOT NULL, data BLOB NOT NULL, "
+                "crc INTEGER NOT NULL, PRIMARY KEY (config, text)) WITHOUT ROWID"
+            )
+        except (sqlite3.Error, OSError) as exc:
+            self._fail(exc, "open")
+
+    # ----------------------------------------------------------------- reading, writing
+
+    def get_many(self, config: str, texts: Sequence[str]) -> dict[str, Row]:
+        """Rows stored for `texts` under `config` (absent texts are left out)."""
+        out: dict[str, Row] = {}
+        if not texts:
+            return out
+        with self._lock:
+            db = self._db
+            if db is None:
+                return out
+            try:
+                for start in range(0, len(texts), _CHUNK):
+                    chunk = list(texts[start : start + _CHUNK])
+                    marks = ",".join("?" * len(chunk))
+                    query = (
+                        "SELECT text, kind, width, data, crc FROM rows "
+                        f"WHERE config = ? AND text IN ({marks})"
+                    )
+                    for text, kind, width, data, crc in db.execute(query, [config, *chunk]):
+                        row = _decode(kind, width, data, crc)
+                        if row is None:
+                            self._counts["bad_rows"] += 1
+                            continue
+                        out[text] = row
+            except sqlite3.Error as exc:
+                self._fail(exc, "read")
+                return {}
+            self._counts["hits"] += len(out)
+            self._counts["misses"] += len(texts) - len(out)
+        if self._counts["bad_rows"] and not self._warned_rows:
+            self._warned_rows = True
+            warnings.warn(
+                f"prediction cache {self.path}: {self._counts['bad_rows']} damaged row(s) "
+                "ignored; those texts are scored again and rewritten",
+                CacheWarning,
+                stacklevel=3,
+            )
+        return out
+
+    def put(self, config: str, text: str, kind: Kind, row: FloatArray) -> None:
+        """Queue one row; written by `flush` (or once enough rows are queued)."""
+        if self._db is None:
+            return
+        data = np.ascontiguousarray(row, dtype="<f8").tobytes()
+        with self._lock:
+            self._pending.append((config, text, kind, int(row.shape[0]), data, zlib.crc32(data)))
+            full = len(self._pending) >= _FLUSH_EVERY
+        if full:
+            self.flush()
+
+    def put_many(self, config: str, items: Iterable[tuple[str, Kind, FloatArray]]) -> None:
+        for text, kind, row in items:
+            self.put(config, text, kind, row)
+        self.flush()
+
+    def flush(self) -> None:
+        """Write the queued rows in one transaction."""
+        with self._lock:
+            db, pending = self._db, self._pending
+            self._pending = []
+            if db is None or not pending:
+                return
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    db.executemany("INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?, ?, ?)", pending)
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._fail(exc, "write")
+                return
+            self._counts["writes"] += len(pending)
+
+    def stats(self) -> dict[str, int | str | None]:
+        """`{"path", "hits", "misses", "writes", "bad_rows", "broken"}` of this store."""
+        with self._lock:
+            return {"path": str(self.path), **self._counts, "broken": self.broken}
+
+    def close(self) -> None:
+        self.flush()
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    # ----------------------------------------------------------------- failure
+
+    def _fail(self, exc: BaseException, during: str) -> None:
+        """Turn the store off with a warning; the adapter continues from memory."""
+        self.broken = f"{type(exc).__name__}: {exc}"
+        db, self._db, self._pending = self._db, None, []
+        if db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                db.close()
+        warnings.warn(
+            f"prediction cache {self.path} could not be used ({during}: {self.broken}); "
+            "predictions are kept in memory for this run only. Delete the file (or point "
+            "--fairness-cache-dir elsewhere) to start a fresh cache.",
+            CacheWarning,
+            stacklevel=4,
+        )
+
+
+def _decode(kind: object, width: object, data: object, crc: object) -> Row | None:
+    """The row stored as (kind, width, bytes, crc), or None when anything is off."""
+    if kind not in ("proba", "score") or not isinstance(width, int) or width < 1:
+        return None
+    if not isinstance(data, bytes) or len(data) != 8 * width:
+        return None
+    if zlib.crc32(data) != crc:
+        return None
+    row = np.frombuffer(data, dtype="<f8").astype(np.float64)
+    row.setflags(write=False)
+    return ("proba" if kind == "proba" else "score"), row
+
+
+_OPEN: dict[Path, DiskCache] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def open_disk_cache(directory: str | Path, fingerprint: str) -> DiskCache:
+    """The process's one `DiskCache` of `fingerprint` in `directory` (opened once)."""
+    path = cache_file(directory, fingerprint).resolve()
+    with _OPEN_LOCK:
+        store = _OPEN.get(path)
+        if store is None or (store.broken is None and store._db is None):
+            store = DiskCache(path)
+            _OPEN[path] = store
+        return store
+
+
+def close_disk_caches() -> None:
+    """Flush and close every store this process opened (the plugin calls it at exit)."""
+    with _OPEN_LOCK:
+        stores = list(_OPEN.values())
+        _OPEN.clear()
+    for store in stores:
+        store.close()
