@@ -178,6 +178,8 @@ class _Figures:
         for i, c in enumerate(clusters):
             ax = fig.add_subplot(rows, cols, i + 1)
             curve = [float(v) for v in c["curve"]]
+            if cset.get("relative") and len(base) == len(curve):  # shifts -> scores
+                curve = [b + v for b, v in zip(base, curve, strict=True)]
             if len(base) == len(curve):
                 ax.plot(base, curve, marker="o", markersize=3, linewidth=1.4)
                 lo, hi = min(base + curve), max(base + curve)
@@ -358,6 +360,44 @@ def _inputs_section(summary: Summary) -> list[str]:
     return out
 
 
+def _clusters_section(summary: Summary) -> list[str]:
+    """Every cluster set as a table listing all of its terms (the figures show four per
+    cluster, and none without matplotlib)."""
+    groups = [g for g in summary.groups if g.clusters]
+    if not groups:
+        return []
+    out = ['<section id="clusters"><h2>Term clusters</h2>',
+           "<p>Terms grouped by how they move the score over the templates "
+           "(cross-geographic, section 3.2); the mean shift is the cluster's curve minus the "
+           "templates' own scores, averaged over templates.</p>"]
+    for g in groups:
+        for cset in g.clusters:
+            label = cset.get("group") or cset.get("country")
+            out.append(f'<h3 class="node">{escape(g.short_id)}'
+                       + (f" · {escape(str(label))}" if label else "") + "</h3>")
+            out.append('<table><thead><tr><th>cluster</th><th class="num">terms</th>'
+                       '<th class="num">mean shift</th><th class="num">curve</th>'
+                       "<th>members</th></tr></thead><tbody>")
+            for c in cset.get("clusters") or []:
+                raw_terms = c.get("terms")
+                terms = [str(t) for t in raw_terms] if isinstance(raw_terms, list) else []
+                raw_curve = c.get("curve")
+                curve = [v for v in raw_curve if isinstance(v, int | float)] if isinstance(
+                    raw_curve, list) else []
+                shape = f"{_fmt(curve[0])} → {_fmt(curve[-1])}" if curve else ""
+                shift = c.get("mean_shift")
+                shift_text = (f"{shift:+.3f}" if isinstance(shift, int | float)
+                              and not isinstance(shift, bool) else "")
+                out.append(f"<tr><td>C{escape(str(c.get('cluster')))}</td>"
+                           f'<td class="num">{len(terms)}</td>'
+                           f'<td class="num">{shift_text}</td>'
+                           f'<td class="num">{escape(shape)}</td>'
+                           f"<td>{escape(', '.join(terms))}</td></tr>")
+            out.append("</tbody></table>")
+    out.append("</section>")
+    return out
+
+
 def _hypothesis_section(summary: Summary) -> list[str]:
     groups = [g for g in summary.groups if g.hypothesis]
     if not groups:
@@ -413,6 +453,7 @@ def render(summary: Summary, *, created: str, figures: bool = True) -> str:
             parts.extend(_comparison(summary.comparison))
         parts.extend(_hypothesis_section(summary))
         parts.extend(_figures_section(summary, figs))
+        parts.extend(_clusters_section(summary))
         parts.extend(_inputs_section(summary))
     parts.append("</main></body></html>")
     return "\n".join(parts) + "\n"

@@ -532,12 +532,38 @@ def _chart_sections(summary: Summary, width: int, verbosity: int, style: _Style)
             lines.extend(_title(f"Term clusters{' for ' + str(label) if label else ''}", g,
                                 width, style))
             for c in cset.get("clusters") or []:
-                terms = [str(t) for t in c.get("terms") or []]
-                curve = [v for v in c.get("curve") or [] if isinstance(v, int | float)]
-                shape = f"{_fmt(curve[0])} -> {_fmt(curve[-1])}" if curve else "n/a"
-                lines.append(_cut(f"  C{c.get('cluster')} ({len(terms)} terms: "
-                                  f"{', '.join(terms[:6])}): curve {shape}", width))
+                lines.extend(_cluster_lines(c, bool(cset.get("relative")), width, verbosity))
     return lines
+
+
+def _cluster_lines(c: dict[str, object], relative: bool, width: int,
+                   verbosity: int) -> list[str]:
+    """One cluster of terms: its size, mean shift and curve ends, then its terms (as many
+    as fit on the line by default, all of them, wrapped, at -v)."""
+    raw_terms = c.get("terms")
+    terms = [str(t) for t in raw_terms] if isinstance(raw_terms, list | tuple) else []
+    raw_curve = c.get("curve")
+    curve = [v for v in raw_curve if isinstance(v, int | float)] if isinstance(
+        raw_curve, list | tuple) else []
+    facts = [f"{len(terms)} term{'s' if len(terms) != 1 else ''}"]
+    shift = c.get("mean_shift")
+    if isinstance(shift, int | float) and not isinstance(shift, bool):
+        facts.append(f"mean shift {shift:+.3f}")
+    if curve:
+        facts.append(f"{'shift' if relative else 'curve'} {_fmt(curve[0])} -> {_fmt(curve[-1])}")
+    head = f"  C{c.get('cluster')} ({', '.join(facts)}): "
+    if verbosity >= 1:
+        return textwrap.wrap(head + ", ".join(terms), width=width,
+                             subsequent_indent=" " * 6) or [head.rstrip()]
+    shown: list[str] = []
+    for i, term in enumerate(terms):
+        rest = len(terms) - i - 1
+        more = f", +{rest} more" if rest else ""
+        if shown and len(head + ", ".join([*shown, term]) + more) > width:
+            break
+        shown.append(term)
+    left = len(terms) - len(shown)
+    return [_cut(head + ", ".join(shown) + (f", +{left} more" if left else ""), width)]
 
 
 # ---------------------------------------------------------------------------------------

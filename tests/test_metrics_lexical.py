@@ -160,6 +160,7 @@ def test_term_clusters_without_template_scores() -> None:
                                   n_clusters=2)
     d = r.to_dict()
     assert r.mean_shifts() is None
-    assert "template_scores" not in d and "group" not in d
+    assert "template_scores" not in d
+    assert "group" not in d
     assert all("mean_shift" not in c for c in d["clusters"])
     assert [c["terms"] for c in d["clusters"]] == [["a", "b"], ["c"]]

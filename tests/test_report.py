@@ -307,7 +307,7 @@ def test_text_summary_default_verbosity() -> None:
         "Violations left after mitigation: tests/test_e.py::test_smooth [[]eps_k_fairness]",
         "  eps 0.1: 0%, eps 0.3: 2%, eps 1: 20%, eps 3: 60%, eps 10: 90%",
         "Term clusters for India: tests/test_f.py::test_clusters [[]term_clusters]",
-        "  C0 (3 terms: term00, term01, term02): curve 0 -> 0.25",
+        "  C0 (3 terms, curve 0 -> 0.25): term00, term01, term02",
         "fairness: 6 relations in 6 tests: 2 failed, 1 warned, 3 passed; 4 violations*",
     ])
     assert not any("\x1b" in line for line in lines)
@@ -565,3 +565,69 @@ def test_progress_formats() -> None:
     assert prog.format_live(50, None, 2.0, "x", "rows") == "x: 50 rows, 25 rows/s"
     assert prog.format_live(0, 10, 0.0, "x") == "x: 0/10 texts (0%)"
     assert prog.format_live(1, 10_000, 1.0, "x").endswith("2:46:39 left")
+
+
+# --------------------------------------------------------------------------- term clusters
+
+
+def _cluster_summary(relative: bool = False) -> rp.Summary:
+    """A summary with the clusters `term_sensitivity_clusters` makes for 14 terms."""
+    from pytest_fairness.metrics import term_sensitivity_clusters
+
+    base = [0.1, 0.5, 0.9]
+    neutral = [f"neutral{i}" for i in range(10)]
+    terms = [*neutral, "slur1", "slur2", "slur3", "<b>x</b>"]
+    scores = [[0.1 + 0.001 * i, 0.5, 0.9] for i in range(10)] + [[0.95, 0.97, 0.99]] * 4
+    clusters = term_sensitivity_clusters(terms, scores, n_clusters=2, template_scores=base,
+                                         relative=relative, group="identity")
+    recorded = result("term_clusters", None, None, name="inertia", n_inputs=42,
+                      extra={"clusters": clusters.to_dict()})
+    return rp.build_summary([rp.RecordedTest.create("t.py::test_terms", [recorded])])
+
+
+def test_text_summary_lists_cluster_terms_with_their_shift() -> None:
+    lines = rp.render_text(_cluster_summary(), width=100)
+    _match(lines, [
+        "Term clusters for identity: t.py::test_terms [[]term_clusters]",
+        # 10 neutral terms: shift (.0045 + 0 + 0) / 3 = .0015; the line stops at the width
+        "  C0 (10 terms, mean shift +0.002, curve 0.1045 -> 0.9): neutral0, *, +* more",
+        # slurs: ((.85) + (.47) + (.09)) / 3 = .47
+        "  C1 (4 terms, mean shift +0.470, curve 0.95 -> 0.99): slur1, slur2, slur3, <b>x</b>",
+    ])
+    assert all(len(line) <= 100 for line in lines)
+    c0 = next(line for line in lines if line.startswith("  C0"))
+    shown = c0.split("): ")[1].split(", +")[0].split(", ")
+    assert c0.endswith(f"+{10 - len(shown)} more")
+    # at -v every term is listed, wrapped under the cluster
+    verbose = rp.render_text(_cluster_summary(), width=60, verbosity=1)
+    text = " ".join(line.strip() for line in verbose)
+    assert all(f"neutral{i}" in text for i in range(10))
+    assert "more" not in text.split("Term clusters")[1]
+
+
+def test_text_summary_of_relative_clusters_says_shift() -> None:
+    lines = rp.render_text(_cluster_summary(relative=True), width=100)
+    _match(lines, ["  C1 (4 terms, mean shift +0.470, shift 0.85 -> 0.09): slur1*"])
+
+
+def test_html_lists_every_cluster_term_even_without_matplotlib(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg"):
+        monkeypatch.setitem(sys.modules, name, None)
+    page = rp.render_html(_cluster_summary(), created="2024-01-01T00:00:00Z")
+    assert '<section id="clusters">' in page
+    section = page.split('<section id="clusters">')[1].split("</section>")[0]
+    assert "t.py::test_terms [term_clusters] · identity" in section
+    assert ", ".join(f"neutral{i}" for i in range(10)) in section
+    assert "slur1, slur2, slur3, &lt;b&gt;x&lt;/b&gt;" in section
+    assert "<b>x</b>" not in section
+    assert "+0.470" in section
+    assert "+0.002" in section
+
+
+def test_html_cluster_figure_is_drawn_for_relative_curves() -> None:
+    pytest.importorskip("matplotlib")
+    page = rp.render_html(_cluster_summary(relative=True), created="2024-01-01T00:00:00Z")
+    assert page.count("data:image/png;base64,") == 1
+    assert "cross-geographic, Figure 3" in page
