@@ -242,6 +242,11 @@ class DiskCache:
                 return
             self._counts["writes"] += len(pending)
 
+    @property
+    def closed(self) -> bool:
+        """Closed by `close` (a store turned off by an error is `broken` instead)."""
+        return self._db is None and self.broken is None
+
     def stats(self) -> dict[str, int | str | None]:
         """`{"path", "hits", "misses", "writes", "bad_rows", "broken"}` of this store."""
         with self._lock:
@@ -294,7 +299,7 @@ def open_disk_cache(directory: str | Path, fingerprint: str) -> DiskCache:
     path = cache_file(directory, fingerprint).resolve()
     with _OPEN_LOCK:
         store = _OPEN.get(path)
-        if store is None or (store.broken is None and store._db is None):
+        if store is None or store.closed:
             store = DiskCache(path)
             _OPEN[path] = store
         return store

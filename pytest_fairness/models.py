@@ -142,6 +142,7 @@ class ModelAdapter:
         self._fingerprint = fingerprint
         self._cache_dir = cache_dir
         self._disk_config = _stable_config(config)
+        self._store: tuple[str, DiskCache] | None = None
         self._private_cache: PredictionCache | None = None
         self._lock = threading.Lock()
         self._counts = dict.fromkeys(
@@ -308,7 +309,9 @@ class ModelAdapter:
         directory = self._cache_dir or settings.cache_dir
         if not directory or settings.no_cache or self._cache_size == 0:
             return None
-        store = open_disk_cache(directory, self._fingerprint)
+        if self._store is None or self._store[0] != directory or self._store[1].closed:
+            self._store = (directory, open_disk_cache(directory, self._fingerprint))
+        store = self._store[1]
         return None if store.broken else store
 
     def cache_info(self) -> dict[str, Any]:
@@ -318,11 +321,9 @@ class ModelAdapter:
         when not in use. `stats.cache_hits` counts the texts of this adapter answered by
         either."""
         memory = self._cache()
-        disk = self._disk() if self._fingerprint is not None else None
-        if disk is None and self._fingerprint is not None:
-            directory = self._cache_dir or recording.current_settings().cache_dir
-            if directory:
-                disk = open_disk_cache(directory, self._fingerprint)
+        disk = self._disk()
+        if disk is None and self._store is not None and self._store[1].broken:
+            disk = self._store[1]  # show why it was turned off
         return {
             "memory": memory.stats() if memory is not None else None,
             "disk": disk.stats() if disk is not None else None,

@@ -1,0 +1,347 @@
+"""The persistent prediction cache: across sessions, keyed by fingerprint and adapter
+options, safe when damaged, and shared by processes writing at once."""
+
+from __future__ import annotations
+
+import contextvars
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import pytest_fairness as pf
+from pytest_fairness import recording
+from pytest_fairness.cache import (
+    CacheWarning,
+    DiskCache,
+    PredictionCache,
+    cache_file,
+    close_disk_caches,
+    open_disk_cache,
+)
+from pytest_fairness.errors import ConfigurationError
+from pytest_fairness.recording import SessionState
+from pytest_fairness.recording import TestState as _TestState
+from pytest_fairness.settings import Settings
+
+TEXTS = ["he is good", "she is bad", "they left", "a doctor stayed home"]
+
+
+class Recorder:
+    """A model that records every batch it is called with; `scale` changes its outputs."""
+
+    def __init__(self, scale: float = 1.0) -> None:
+        self.scale = scale
+        self.calls: list[list[str]] = []
+
+    def __call__(self, texts: list[str]) -> list[list[float]]:
+        self.calls.append(list(texts))
+        p = [min(len(t), 40) / 40 * self.scale for t in texts]
+        return [[1.0 - v, v] for v in p]
+
+    @property
+    def scored(self) -> int:
+        return sum(len(c) for c in self.calls)
+
+
+@pytest.fixture(autouse=True)
+def _closed_stores() -> Iterator[None]:
+    yield
+    close_disk_caches()
+
+
+def in_new_session(fn: Any, settings: Settings | None = None) -> Any:
+    """Run `fn` as one test of a fresh pytest-like session (own memory caches)."""
+
+    def run() -> Any:
+        state = SessionState(settings=settings or Settings())
+        with recording.session_scope(state), recording.test_scope(_TestState("t", state.settings)):
+            return fn()
+
+    return contextvars.Context().run(run)
+
+
+def test_predictions_persist_across_sessions(tmp_path: Path) -> None:
+    first, second = Recorder(), Recorder()
+
+    def score(model_fn: Recorder) -> tuple[Any, Any]:
+        model = pf.as_model(model_fn, fingerprint="toy-v1", cache_dir=tmp_path)
+        return model.predict_proba(TEXTS), model
+
+    expected, model1 = in_new_session(lambda: score(first))
+    assert first.scored == len(TEXTS)
+    assert model1.cache_info()["disk"]["writes"] >= len(TEXTS)
+
+    again, model2 = in_new_session(lambda: score(second))
+    assert second.calls == []  # every row came from the file
+    np.testing.assert_array_equal(again, expected)
+    assert again.dtype == np.float64
+    assert model2.stats.cache_hits == len(TEXTS)
+    assert model2.stats.unique_scored == 0
+    assert list(tmp_path.glob("*.sqlite")) == [cache_file(tmp_path, "toy-v1")]
+
+
+def test_settings_cache_dir_is_used_when_no_argument_is_given(tmp_path: Path) -> None:
+    settings = Settings(cache_dir=str(tmp_path))
+    first, second = Recorder(), Recorder()
+    in_new_session(lambda: pf.as_model(first, fingerprint="fp").score(TEXTS), settings)
+    in_new_session(lambda: pf.as_model(second, fingerprint="fp").score(TEXTS), settings)
+    assert first.scored == len(TEXTS)
+    assert second.calls == []
+
+
+def test_a_new_fingerprint_starts_a_new_cache(tmp_path: Path) -> None:
+    old, new = Recorder(), Recorder(scale=0.5)
+    in_new_session(lambda: pf.as_model(old, fingerprint="v1", cache_dir=tmp_path).score(TEXTS))
+    got = in_new_session(
+        lambda: pf.as_model(new, fingerprint="v2", cache_dir=tmp_path).score(TEXTS)
+    )
+    assert new.scored == len(TEXTS)
+    np.testing.assert_allclose(got, [min(len(t), 40) / 40 * 0.5 for t in TEXTS])
+    assert len(list(tmp_path.glob("*.sqlite"))) == 2
+
+
+def test_adapter_options_are_part_of_the_key(tmp_path: Path) -> None:
+    def polarity(texts: list[str]) -> list[float]:
+        return [0.5 for _ in texts]
+
+    calls: list[int] = []
+
+    def counted(texts: list[str]) -> list[float]:
+        calls.append(len(texts))
+        return polarity(texts)
+
+    in_new_session(lambda: pf.as_model(counted, fingerprint="p", cache_dir=tmp_path).score(TEXTS))
+    in_new_session(
+        lambda: pf.as_model(
+            counted, fingerprint="p", cache_dir=tmp_path, score_range=(-1.0, 1.0)
+        ).predict_proba(TEXTS)
+    )
+    assert calls == [len(TEXTS), len(TEXTS)]  # a different score_range is scored again
+
+
+def test_a_model_without_fingerprint_is_never_persisted(tmp_path: Path) -> None:
+    first, second = Recorder(), Recorder()
+    in_new_session(lambda: pf.as_model(first, cache_dir=tmp_path).score(TEXTS))
+    in_new_session(lambda: pf.as_model(second, cache_dir=tmp_path).score(TEXTS))
+    assert second.scored == len(TEXTS)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_no_cache_also_turns_the_disk_off(tmp_path: Path) -> None:
+    settings = Settings(cache_dir=str(tmp_path), no_cache=True)
+    first, second = Recorder(), Recorder()
+    in_new_session(lambda: pf.as_model(first, fingerprint="fp").score(TEXTS), settings)
+    in_new_session(lambda: pf.as_model(second, fingerprint="fp").score(TEXTS), settings)
+    assert second.scored == len(TEXTS)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("bad", ["", "   ", 3])
+def test_fingerprint_must_be_a_non_empty_string(bad: Any, tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match=r"fingerprint=.*non-empty string"):
+        pf.as_model(Recorder(), fingerprint=bad, cache_dir=tmp_path)
+
+
+def test_a_file_that_is_not_a_database_warns_and_falls_back_to_memory(tmp_path: Path) -> None:
+    cache_file(tmp_path, "fp").write_bytes(b"this is not an SQLite file" * 100)
+    model_fn = Recorder()
+
+    def run() -> tuple[Any, Any, Any]:
+        model = pf.as_model(model_fn, fingerprint="fp", cache_dir=tmp_path)
+        with pytest.warns(CacheWarning, match="could not be used"):
+            first = model.score(TEXTS)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # warned once, then quiet
+            second = model.score(TEXTS)
+        return first, second, model
+
+    first, second, model = in_new_session(run)
+    expected = [min(len(t), 40) / 40 for t in TEXTS]
+    np.testing.assert_allclose(first, expected)
+    np.testing.assert_allclose(second, expected)
+    assert model_fn.scored == len(TEXTS)  # the memory cache still works
+    info = model.cache_info()["disk"]
+    assert info is not None
+    assert "DatabaseError" in info["broken"]
+
+
+def test_a_cache_dir_that_cannot_be_created_warns(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    model_fn = Recorder()
+
+    def run() -> Any:
+        model = pf.as_model(model_fn, fingerprint="fp", cache_dir=blocker / "sub")
+        with pytest.warns(CacheWarning):
+            return model.score(TEXTS)
+
+    np.testing.assert_allclose(in_new_session(run), [min(len(t), 40) / 40 for t in TEXTS])
+
+
+def test_damaged_rows_are_scored_again_never_trusted(tmp_path: Path) -> None:
+    first = Recorder()
+    in_new_session(lambda: pf.as_model(first, fingerprint="fp", cache_dir=tmp_path).score(TEXTS))
+    close_disk_caches()
+    with sqlite3.connect(cache_file(tmp_path, "fp")) as db:
+        # flip the bytes of one row (checksum mismatch) and truncate another
+        (data,) = db.execute("SELECT data FROM rows WHERE text = ?", (TEXTS[0],)).fetchone()
+        db.execute(
+            "UPDATE rows SET data = ? WHERE text = ?", (bytes(b ^ 0xFF for b in data), TEXTS[0])
+        )
+        db.execute("UPDATE rows SET data = ? WHERE text = ?", (data[:8], TEXTS[1]))
+    db.close()
+    second = Recorder()
+
+    def run() -> Any:
+        model = pf.as_model(second, fingerprint="fp", cache_dir=tmp_path)
+        with pytest.warns(CacheWarning, match="2 damaged row"):
+            return model.score(TEXTS)
+
+    got = in_new_session(run)
+    np.testing.assert_allclose(got, [min(len(t), 40) / 40 for t in TEXTS])
+    assert sorted(second.calls[0]) == sorted(TEXTS[:2])
+    third = Recorder()  # the rewritten rows are good again
+    in_new_session(lambda: pf.as_model(third, fingerprint="fp", cache_dir=tmp_path).score(TEXTS))
+    assert third.calls == []
+
+
+def test_rows_of_another_shape_are_not_trusted(tmp_path: Path) -> None:
+    store = open_disk_cache(tmp_path, "fp")
+    model = pf.as_model(Recorder(), fingerprint="fp", cache_dir=tmp_path)
+    model.score(TEXTS[:1])  # the adapter now knows it returns 2 columns
+    config = model._disk_config  # type: ignore[attr-defined]
+    store.put_many(config, [(TEXTS[1], "proba", np.array([0.2, 0.3, 0.5]))])
+    assert model.predict_proba([TEXTS[1]]).shape == (1, 2)
+    assert model.stats.unique_scored == 2
+
+
+def test_a_file_of_another_schema_version_is_left_alone(tmp_path: Path) -> None:
+    path = cache_file(tmp_path, "fp")
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.execute("INSERT INTO meta VALUES ('schema', '999')")
+    db.close()
+    with pytest.warns(CacheWarning, match="schema version"):
+        store = DiskCache(path)
+    assert store.broken is not None
+    assert store.get_many("c", ["x"]) == {}
+    store.put_many("c", [("x", "score", np.array([0.5]))])  # a no-op, no error
+    store.close()
+
+
+def test_stats_count_memory_and_disk_hits(tmp_path: Path) -> None:
+    model_fn = Recorder()
+    in_new_session(lambda: pf.as_model(model_fn, fingerprint="fp", cache_dir=tmp_path).score(TEXTS))
+
+    def run() -> Any:
+        model = pf.as_model(Recorder(), fingerprint="fp", cache_dir=tmp_path)
+        model.score([*TEXTS, "new text"])  # 4 from disk, 1 scored
+        model.score(TEXTS)  # 4 from memory
+        return model, model.cache_info()
+
+    model, info = in_new_session(run)
+    assert info["memory"]["hits"] == len(TEXTS)
+    assert info["memory"]["entries"] == len(TEXTS) + 1
+    # the store counts for the whole process: the first session missed every text
+    assert info["disk"]["hits"] == len(TEXTS)
+    assert info["disk"]["misses"] == len(TEXTS) + 1
+    assert info["disk"]["writes"] == len(TEXTS) + 1
+    assert model.stats.cache_hits == 2 * len(TEXTS)
+    assert model.stats.unique_scored == 1
+
+
+def test_memory_cache_stats() -> None:
+    cache = PredictionCache(2)
+    cache.put("a", ("score", np.array([0.1])))
+    assert cache.get("a") is not None
+    assert cache.get("b") is None
+    assert cache.stats() == {"entries": 1, "max_entries": 2, "hits": 1, "misses": 1}
+
+
+_WRITER = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    from pytest_fairness.cache import DiskCache
+
+    directory, worker = sys.argv[1], int(sys.argv[2])
+    store = DiskCache(directory)
+    for start in range(0, 3000, 50):
+        # every worker writes the shared texts 0-999 and 2000 texts of its own
+        batch = [i for i in range(start, start + 50)]
+        texts = [f"shared {i}" if i < 1000 else f"w{worker} {i}" for i in batch]
+        store.put_many("cfg", [(t, "proba", np.array([0.25, 0.75])) for t in texts])
+    store.close()
+    print(store.stats()["broken"])
+    """
+)
+
+
+def test_two_processes_write_the_same_file_at_once(tmp_path: Path) -> None:
+    path = cache_file(tmp_path, "fp")
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(path), str(w)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for w in (1, 2)
+    ]
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        assert out.strip() == "None", err  # never turned off by a lock
+    store = DiskCache(path)
+    texts = [f"shared {i}" for i in range(1000)]
+    texts += [f"w{w} {i}" for w in (1, 2) for i in range(1000, 3000)]
+    rows = store.get_many("cfg", texts)
+    store.close()
+    assert len(rows) == len(texts) == 5000
+    assert all(kind == "proba" and row.tolist() == [0.25, 0.75] for kind, row in rows.values())
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    db.close()
+
+
+def test_pytest_runs_share_the_cache_file(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        import pytest
+        from pathlib import Path
+        import pytest_fairness as pf
+
+        def classify(texts):
+            with Path("calls.log").open("a") as log:
+                log.write(f"{len(texts)}\\n")
+            return [[0.3, 0.7] if "she" in t else [0.6, 0.4] for t in texts]
+
+        @pytest.fixture(scope="session")
+        def fairness_model():
+            return pf.as_model(classify, fingerprint="toy-1")
+        """
+    )
+    pytester.makepyfile(
+        """
+        def test_scores(fairness_model):
+            assert fairness_model.predict(["she left", "he left"]) == ["1", "0"]
+        """
+    )
+    for _ in range(2):
+        pytester.runpytest("--fairness-cache-dir=cache", "-p", "no:cacheprovider").assert_outcomes(
+            passed=1
+        )
+    assert (pytester.path / "calls.log").read_text().split() == ["2"]
+    assert len(list((pytester.path / "cache").glob("toy-1-*.sqlite"))) == 1
+    pytester.runpytest(
+        "--fairness-cache-dir=cache", "--fairness-no-cache", "-p", "no:cacheprovider"
+    ).assert_outcomes(passed=1)
+    assert (pytester.path / "calls.log").read_text().split() == ["2", "2"]
