@@ -42,6 +42,9 @@ def test_help_lists_every_option_with_its_default(pytester: pytest.Pytester) -> 
         ("--fairness-report", "none"),
         ("--fairness-warn-only", "False"),
         ("--fairness-spacy-model", "none"),
+        ("--fairness-cache-size", "100000"),
+        ("--fairness-cache-dir", "none"),
+        ("--fairness-no-cache", "False"),
     ]:
         assert option in text
         ini = "fairness_" + option.removeprefix("--fairness-").replace("-", "_")
@@ -274,6 +277,53 @@ def test_one_prediction_cache_per_session(project: pytest.Pytester) -> None:
     )
     project.runpytest("--fairness-model=mymodels:classifier", "-p", "no:randomly"
                       ).assert_outcomes(passed=2)
+
+
+def test_cache_options_from_ini_and_command_line(project: pytest.Pytester) -> None:
+    """The ini keys reach the settings; the cache can be bounded, persisted or turned off."""
+    project.makeini("[pytest]\nfairness_cache_dir = preds\nfairness_cache_size = 5\n")
+    project.makepyfile(
+        textwrap.dedent(
+            """
+            import mymodels
+            import pytest_fairness as pf
+
+            def test_settings(fairness_settings):
+                assert fairness_settings.cache_dir == "preds"
+                assert fairness_settings.cache_size == 5
+
+            def test_persisted():
+                model = pf.as_model(mymodels.classifier, fingerprint="alice-1")
+                model.score(["Alice left.", "Bob left."])
+                assert model.cache_info()["memory"]["max_entries"] == 5
+            """
+        )
+    )
+    project.runpytest("-p", "no:randomly").assert_outcomes(passed=2)
+    assert len(list(project.path.joinpath("preds").glob("alice-1-*.sqlite"))) == 1
+    project.makepyfile(
+        textwrap.dedent(
+            """
+            import mymodels
+            import pytest_fairness as pf
+
+            def test_off():
+                model = pf.as_model(mymodels.classifier)
+                model.score(["Alice left."])
+                model.score(["Alice left."])
+                assert len(mymodels.calls) == 2
+                assert model.cache_info() == {"memory": None, "disk": None}
+            """
+        )
+    )
+    project.runpytest("--fairness-cache-size=0").assert_outcomes(passed=1)
+    project.runpytest("--fairness-no-cache").assert_outcomes(passed=1)
+
+
+def test_negative_cache_size_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--fairness-cache-size=-1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*cache size must be 0 (no cache) or a positive*"])
 
 
 def test_graph_fixture_bundled_and_missing_database(pytester: pytest.Pytester) -> None:
