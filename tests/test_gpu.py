@@ -121,7 +121,7 @@ def test_transformers_model_on_cuda_matches_cpu(tmp_path: Path) -> None:
     np.testing.assert_allclose(got, on_cpu.predict_proba(TEXTS), atol=1e-4)
     assert next(gpu_model.parameters()).device.type == "cuda"
 
-    embeds, mask, _ = on_gpu.embed(TEXTS)  # type: ignore[attr-defined]
+    embeds, _mask, _ = on_gpu.embed(TEXTS)  # type: ignore[attr-defined]
     assert embeds.device.type == "cuda"
     gpu_p = prediction_sensitivity(on_gpu, TEXTS, "P1")
     cpu_p = prediction_sensitivity(on_cpu, TEXTS, "P1")
@@ -135,9 +135,7 @@ def test_torch_module_on_cuda_matches_cpu() -> None:
     module = build_bag_of_words(tokenizer.vocab_size, dict_input=True)
     on_cpu = pf.as_model(module, tokenizer=tokenizer)
     on_gpu = pf.as_model(copy.deepcopy(module).to("cuda"), tokenizer=tokenizer)
-    np.testing.assert_allclose(
-        on_gpu.predict_proba(TEXTS), on_cpu.predict_proba(TEXTS), atol=1e-5
-    )
+    np.testing.assert_allclose(on_gpu.predict_proba(TEXTS), on_cpu.predict_proba(TEXTS), atol=1e-5)
     gpu_p = prediction_sensitivity(on_gpu, TEXTS, "P1")
     cpu_p = prediction_sensitivity(on_cpu, TEXTS, "P1")
     np.testing.assert_allclose(gpu_p.values, cpu_p.values, rtol=1e-3, atol=1e-6)
@@ -153,7 +151,10 @@ def test_fluency_scorer_on_cuda_matches_cpu() -> None:
 
     bpe = ByteLevelBPETokenizer()
     bpe.train_from_iterator(
-        TEXTS, vocab_size=280, min_frequency=1, special_tokens=["<|endoftext|>"],
+        TEXTS,
+        vocab_size=280,
+        min_frequency=1,
+        special_tokens=["<|endoftext|>"],
         show_progress=False,
     )
     tokenizer = PreTrainedTokenizerFast(
