@@ -538,8 +538,8 @@ def _chart_sections(summary: Summary, width: int, verbosity: int, style: _Style)
 
 def _cluster_lines(c: dict[str, object], relative: bool, width: int,
                    verbosity: int) -> list[str]:
-    """One cluster of terms: its size, mean shift and curve ends, then its terms (as many
-    as fit on the line by default, all of them, wrapped, at -v)."""
+    """One cluster of terms: its size and mean shift (and curve ends at -v), then its terms
+    (as many as fit on the line by default; all of them, wrapped, at -v)."""
     raw_terms = c.get("terms")
     terms = [str(t) for t in raw_terms] if isinstance(raw_terms, list | tuple) else []
     raw_curve = c.get("curve")
@@ -549,7 +549,7 @@ def _cluster_lines(c: dict[str, object], relative: bool, width: int,
     shift = c.get("mean_shift")
     if isinstance(shift, int | float) and not isinstance(shift, bool):
         facts.append(f"mean shift {shift:+.3f}")
-    if curve:
+    if curve and (verbosity >= 1 or len(facts) == 1):
         facts.append(f"{'shift' if relative else 'curve'} {_fmt(curve[0])} -> {_fmt(curve[-1])}")
     head = f"  C{c.get('cluster')} ({', '.join(facts)}): "
     if verbosity >= 1:
