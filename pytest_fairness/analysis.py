@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import heapq
 import importlib
+import itertools
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -686,11 +687,20 @@ def check_name_list(names: object) -> list[str]:
 
 def _anchors(
     source: object, kind: str, max_words: int, balance_gender: bool, seed: int | None
-) -> list[Anchor]:
-    def anchored(corpus: Corpus) -> list[Anchor]:
-        return list(
-            corpus.anchored(kind, max_words=max_words, balance_gender=balance_gender, seed=seed)
+) -> tuple[Iterator[Anchor], int | None]:
+    """The anchors of `source`, streamed, and how many there will be when known.
+
+    A `Corpus`, a file path or an iterator of texts goes through
+    `Corpus.iter_anchored` (bounded memory; two passes when balancing genders); a list of
+    texts or of `Anchor`s is checked whole first, as it is in memory already; an
+    iterator of `Anchor`s is taken as it comes (a text among them raises when reached).
+    """
+
+    def anchored(corpus: Corpus) -> tuple[Iterator[Anchor], int | None]:
+        stream = corpus.iter_anchored(
+            kind, max_words=max_words, balance_gender=balance_gender, seed=seed
         )
+        return stream, stream.total
 
     if isinstance(source, Corpus):
         return anchored(source)
@@ -700,27 +710,60 @@ def _anchors(
         raise ConfigurationError(
             f"expected a Corpus, a list of texts or a list of Anchors, got {type(source).__name__}"
         )
+    if isinstance(source, Iterator):
+        first = next(source, None)
+        if first is None:
+            raise ConfigurationError(
+                "the corpus is empty: PSA needs sentences with a pronoun (or person) anchor"
+            )
+        rest = itertools.chain([first], source)
+        if isinstance(first, Anchor):
+            return _only_anchors(rest), None
+        if isinstance(first, str):
+            return anchored(Corpus(cast(Iterator[str], rest)))
+        raise _mixed([first])
     items = list(source)
     if not items:
         raise ConfigurationError(
             "the corpus is empty: PSA needs sentences with a pronoun (or person) anchor"
         )
     if all(isinstance(i, Anchor) for i in items):
-        return cast(list[Anchor], items)
+        return iter(cast(list[Anchor], items)), len(items)
     if all(isinstance(i, str) for i in items):
         return anchored(Corpus(cast(list[str], items)))
-    raise ConfigurationError(
+    raise _mixed(items)
+
+
+def _mixed(items: list[object]) -> ConfigurationError:
+    return ConfigurationError(
         "expected texts or Anchors (from Corpus.anchored), not a mix; first items: "
         f"{[type(i).__name__ for i in items[:3]]}"
     )
 
 
+def _only_anchors(items: Iterator[object]) -> Iterator[Anchor]:
+    for position, item in enumerate(items):
+        if not isinstance(item, Anchor):
+            raise ConfigurationError(
+                f"expected Anchors (from Corpus.anchored), not a mix; item {position} is a "
+                f"{type(item).__name__} ({item!r:.60})"
+            )
+        yield item
+
+
 @dataclass
 class PSARun:
-    """A PSA computation with what the assertions need beyond `PSAResult`."""
+    """A PSA computation with what the assertions need beyond `PSAResult`.
 
-    anchors: list[Anchor]
-    """The anchors scored, in the order added: `WorstPair.index` indexes this list."""
+    Nothing in it grows with the corpus unless asked for: the anchors are kept only with
+    `keep_anchors=True`, the scores only with `keep_scores=True`. Otherwise the anchors
+    of the worst sentences, pairs and flips (the ones a report shows) are kept, which is
+    what `perturbation` needs.
+    """
+
+    anchors: list[Anchor] | None
+    """Every anchor scored, in the order added (`WorstPair.index` indexes this list),
+    when kept (`psa_run(..., keep_anchors=True)`); else None."""
     names: list[str]
     threshold: float
     """The LabelDist threshold the flips were counted at."""
@@ -737,6 +780,10 @@ class PSARun:
     scores: tuple[FloatArray, FloatArray] | None = None
     """(f(x) (m,), f(x_n) (m, |N|)) when kept."""
     metrics: PSAResult | None = None
+    n_anchors: int = 0
+    """Anchors read from the corpus (scored, skipped or without perturbation)."""
+    shown_anchors: dict[int, Anchor] = field(default_factory=dict, repr=False)
+    """The anchors of the worst sentences, pairs and flips, by sentence index."""
 
     @property
     def result(self) -> PSAResult:
@@ -745,14 +792,28 @@ class PSARun:
             raise RuntimeError("the PSA run has not finished")
         return self.metrics
 
+    def anchor(self, index: int) -> Anchor:
+        """The anchor of scored sentence `index`: kept for the worst cases, or for all
+        with `keep_anchors=True`."""
+        if self.anchors is not None:
+            return self.anchors[index]
+        found = self.shown_anchors.get(index)
+        if found is None:
+            raise ConfigurationError(
+                f"the anchor of sentence {index} was not kept: a streamed PSA run keeps only "
+                "the anchors of its worst sentences, pairs and flips; pass keep_anchors=True "
+                "to psa_run to keep them all"
+            )
+        return found
+
     def perturbation(self, index: int, name: str) -> Perturbation:
         """The perturbed sentence x_n of sentence `index` (for reports)."""
-        return _perturb.names([self.anchors[index]], [name])[0]
+        return _perturb.names([self.anchor(index)], [name])[0]
 
 
-def _chunks(anchors: list[Anchor], size: int) -> Iterator[list[Anchor]]:
-    for start in range(0, len(anchors), size):
-        yield anchors[start : start + size]
+def _chunks(anchors: Iterator[Anchor], size: int) -> Iterator[list[Anchor]]:
+    while chunk := list(itertools.islice(anchors, size)):
+        yield chunk
 
 
 def psa_run(
@@ -768,16 +829,17 @@ def psa_run(
     seed: int | None = None,
     chunk_size: int = 2000,
     keep_scores: bool = False,
+    keep_anchors: bool = False,
     top_n: int = 10,
     threshold: float | None = None,
     max_abs: float | None = None,
 ) -> PSARun:
-    """`psa` with the anchors, flip counts at `threshold` and pairs over `max_abs` kept."""
+    """`psa` with flip counts at `threshold`, pairs over `max_abs`, and the anchors of the
+    worst cases kept (all of them with `keep_anchors=True`); streamed like `psa`."""
     name_list = check_name_list(names)
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
         raise ConfigurationError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     m = coerce_model(model)
-    anchors = _anchors(corpus_or_anchored, kind, max_words, balance_gender, seed)
     bounds = score_range if score_range is not None else model_score_range(m)
     lo, hi = bounds
     c = lo + current_settings().threshold * (hi - lo) if threshold is None else float(threshold)
@@ -786,17 +848,20 @@ def psa_run(
             f"threshold={threshold} is outside the score range [{lo}, {hi}]; pass a threshold "
             "inside it (it applies to model.score())"
         )
+    anchors, total = _anchors(corpus_or_anchored, kind, max_words, balance_gender, seed)
     grid = default_thresholds(bounds) if thresholds is None else tuple(thresholds)
     grid = tuple(sorted({*(float(t) for t in grid), c}))
     acc = PSAAccumulator(
         name_list, score_range=bounds, thresholds=grid, top_n=top_n, keep_scores=keep_scores
     )
-    run = PSARun(anchors=[], names=name_list, threshold=c)
+    run = PSARun(anchors=[] if keep_anchors else None, names=name_list, threshold=c)
     per_chunk = max(1, chunk_size // (len(name_list) + 1))
     kept_o: list[FloatArray] = []
     kept_p: list[FloatArray] = []
-    with progress(len(anchors), "PSA: name perturbations", unit="sentences") as advance:
+    n_scored = 0
+    with progress(total, "PSA: name perturbations", unit="sentences") as advance:
         for chunk in _chunks(anchors, per_chunk):
+            run.n_anchors += len(chunk)
             try:
                 used, texts = [], []
                 for anchor in chunk:
@@ -818,17 +883,20 @@ def psa_run(
                 if not used:
                     continue
                 orig, pert = table[ok, 0], table[ok, 1:]
-                _track(run, len(run.anchors), orig, pert, c, max_abs, top_n)
+                _track(run, n_scored, orig, pert, c, max_abs, top_n)
                 acc.add_batch(orig, pert, keys=[a.text for a in used])
-                run.anchors += used
+                _keep_shown(run, acc, n_scored, used)
+                n_scored += len(used)
+                if run.anchors is not None:
+                    run.anchors += used
                 if keep_scores:
                     kept_o.append(orig)
                     kept_p.append(pert)
             finally:
                 advance(len(chunk))
-    if not run.anchors:
+    if n_scored == 0:
         raise ConfigurationError(
-            f"none of the {len(anchors)} anchors could be perturbed and scored "
+            f"none of the {run.n_anchors} anchors could be perturbed and scored "
             f"({run.n_without_perturbation} reflexive or person-noun anchors, which "
             f"perturb.names does not replace; {run.n_skipped} skipped by the model); pass "
             "sentences with subject, object or possessive pronouns"
@@ -838,6 +906,18 @@ def psa_run(
         run.scores = (np.concatenate(kept_o), np.concatenate(kept_p, axis=0))
     run.worst_flips.sort(key=lambda f: (-f[0], f[1], f[2]))
     return run
+
+
+def _keep_shown(run: PSARun, acc: PSAAccumulator, start: int, used: list[Anchor]) -> None:
+    """Keep the anchors the worst sentences, pairs and flips point at; drop the rest."""
+    if run.anchors is not None:
+        return
+    wanted = acc.worst_indices() | {f[1] for f in run.worst_flips}
+    for offset, anchor in enumerate(used):
+        if start + offset in wanted:
+            run.shown_anchors[start + offset] = anchor
+    for index in [i for i in run.shown_anchors if i not in wanted]:
+        del run.shown_anchors[index]
 
 
 def _track(

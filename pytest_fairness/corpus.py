@@ -18,12 +18,13 @@ import json
 import os
 import random
 import re
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import IO, TYPE_CHECKING, Literal, TypeAlias
 
 from . import nlp as _nlp
 from .errors import ConfigurationError
@@ -215,39 +216,141 @@ class Corpus:
         read, too long, without anchor and kept. No anchor at all raises
         `ConfigurationError` saying why.
         """
-        finder = _FINDERS.get(kind)
-        if finder is None:
-            raise ConfigurationError(
-                f"unknown anchor kind {kind!r}; valid kinds: {', '.join(ANCHOR_KINDS)}"
-            )
-        _check_positive("max_words", max_words)
-        _check_positive("batch_size", batch_size)
-        if limit is not None:
-            _check_positive("limit", limit)
-            if balance_gender and kind == "pronoun":
-                limit -= limit % 2
-                if limit == 0:
-                    raise ConfigurationError(
-                        "limit=1 with balance_gender=True cannot hold one anchor of each "
-                        "gender; pass limit >= 2 or balance_gender=False"
-                    )
+        finder, limit = _check_anchor_args(kind, max_words, batch_size, limit, balance_gender)
+        _nlp.load(nlp)  # a misconfigured pipeline fails here, whatever the texts hold
         counts: Counter[str] = Counter()
         collector = _Collector(balance_gender, limit)
-        texts = self._short_texts(max_words, finder.prefilter, counts)
-        for batch in _batches(texts, batch_size):
-            docs = _parse([text for _, text in batch], nlp, finder.unused_components)
-            for (index, _), doc in zip(batch, docs, strict=True):
-                anchor = finder.find(doc)
-                if anchor is None:
-                    counts["no_anchor"] += 1
-                else:
-                    counts["anchored"] += 1
-                    collector.offer(index, anchor)
-            if collector.full():
-                break
+        for index, anchor in _scan(
+            iter(self), finder, max_words, batch_size, nlp, counts, collector.accept,
+            collector.full,
+        ):
+            collector.add(index, anchor)
         kept = collector.select(random.Random(_seed(seed)))
-        genders = Counter(anchor.gender for anchor in kept)
-        report = AnchorReport(
+        report = self._report(kind, max_words, counts, kept)
+        if not kept:
+            if report.seen == 0:
+                raise self._empty_error("find anchors in")
+            raise ConfigurationError(_no_anchor_message(report, finder, collector))
+        return AnchorList(kept, report)
+
+    @property
+    def reiterable(self) -> bool:
+        """False for a corpus built from a one-shot iterator (it can be read only once)."""
+        return self._iterator is None
+
+    def iter_anchored(
+        self,
+        kind: str = "pronoun",
+        *,
+        max_words: int = 50,
+        balance_gender: bool = True,
+        seed: int | None = None,
+        limit: int | None = None,
+        nlp: str | None = None,
+        batch_size: int = 256,
+    ) -> AnchorStream:
+        """The anchors of `anchored()`, the same ones in the same order, streamed in
+        bounded memory (psa, section 2; corpora in section 2.2).
+
+        Nothing proportional to the corpus is kept. Gender balancing needs the number of
+        female and male anchors before the first one can be kept or dropped, so with
+        `balance_gender` the corpus is read twice:
+
+        1. a counting pass: for pronouns no parse at all (the first pronoun's form gives
+           its gender); for kind="person" the texts are parsed (twice the parse cost);
+        2. the selecting pass: the majority gender's anchors are downsampled to the
+           minority's count with `random.Random(seed)`, exactly as `anchored()` does
+           (the positions drawn are kept as one int per kept anchor of that gender), and
+           only the kept texts are parsed.
+
+        A one-shot iterator cannot be read twice: its texts are copied to an anonymous
+        temporary file during the first pass (in memory up to 8 MB, then on disk; removed
+        when the stream is closed or collected) and the second pass reads them back.
+        Without `balance_gender` the corpus is read once.
+
+        The counting pass runs when this method is called, so an error (no anchor, one
+        gender only) is raised here and `AnchorStream.total` is known before iterating;
+        otherwise `total` is None and `AnchorStream.report` is set once the stream ends.
+        Arguments as for `anchored()`.
+        """
+        finder, limit = _check_anchor_args(kind, max_words, batch_size, limit, balance_gender)
+        _nlp.load(nlp)
+        if not balance_gender:
+            single = AnchorStream(iter(()), None, self)
+            single._items = self._single_pass(finder, kind, max_words, limit, nlp, batch_size,
+                                              single)
+            return single
+        spool: IO[str] | None = None
+        source: Iterator[str] = iter(self)
+        if not self.reiterable:
+            spool = tempfile.SpooledTemporaryFile(  # noqa: SIM115 - closed by the stream
+                max_size=_SPOOL_BYTES, mode="w+", encoding="utf-8"
+            )
+            source = _tee(source, spool)
+        counts: Counter[str] = Counter()
+        counter = _Collector(True, limit)
+        for _ in _scan(source, finder, max_words, batch_size, nlp, counts, counter.accept,
+                       counter.full, build=False):
+            pass  # pragma: no cover - nothing is yielded without build
+        selector = counter.selector(random.Random(_seed(seed)))
+        counts["kept"] = selector.total
+        report = self._report(kind, max_words, counts, None, selector.kept_genders())
+        if selector.total == 0:
+            if spool is not None:
+                spool.close()
+            if report.seen == 0:
+                raise self._empty_error("find anchors in")
+            raise ConfigurationError(_no_anchor_message(report, finder, counter))
+        if spool is not None:
+            spool.seek(0)
+            second: Iterator[str] = _unspool(spool)
+        else:
+            second = iter(self)
+        pairs = _scan(second, finder, max_words, batch_size, nlp, Counter(), selector.accept,
+                      selector.done)
+        stream = AnchorStream((anchor for _, anchor in pairs), selector.total, self, spool)
+        stream.report = report
+        return stream
+
+    def _single_pass(
+        self,
+        finder: _Finder,
+        kind: str,
+        max_words: int,
+        limit: int | None,
+        nlp: str | None,
+        batch_size: int,
+        stream: AnchorStream,
+    ) -> Iterator[Anchor]:
+        counts: Counter[str] = Counter()
+        genders: Counter[str | None] = Counter()
+        collector = _Collector(False, limit)
+        for _, anchor in _scan(iter(self), finder, max_words, batch_size, nlp, counts,
+                               collector.accept, collector.full):
+            counts["kept"] += 1
+            genders[anchor.gender] += 1
+            yield anchor
+        report = self._report(kind, max_words, counts, None,
+                              (genders["female"], genders["male"]))
+        stream.report = report
+        if report.kept == 0:
+            if report.seen == 0:
+                raise self._empty_error("find anchors in")
+            raise ConfigurationError(_no_anchor_message(report, finder, collector))
+
+    def _report(
+        self,
+        kind: str,
+        max_words: int,
+        counts: Counter[str],
+        kept: list[Anchor] | None,
+        genders: tuple[int, int] | None = None,
+    ) -> AnchorReport:
+        if kept is not None:
+            found = Counter(anchor.gender for anchor in kept)
+            genders = (found["female"], found["male"])
+        assert genders is not None
+        return AnchorReport(
             source=self.name,
             kind=kind,
             max_words=max_words,
@@ -255,28 +358,10 @@ class Corpus:
             too_long=counts["too_long"],
             no_anchor=counts["no_anchor"],
             anchored=counts["anchored"],
-            kept=len(kept),
-            female=genders["female"],
-            male=genders["male"],
+            kept=counts["kept"] if kept is None else len(kept),
+            female=genders[0],
+            male=genders[1],
         )
-        if not kept:
-            if report.seen == 0:
-                raise self._empty_error("find anchors in")
-            raise ConfigurationError(_no_anchor_message(report, finder, collector))
-        return AnchorList(kept, report)
-
-    def _short_texts(
-        self, max_words: int, prefilter: re.Pattern[str] | None, counts: Counter[str]
-    ) -> Iterator[tuple[int, str]]:
-        """(index, text) of the texts worth parsing; counts the others in `counts`."""
-        for index, text in enumerate(self):
-            counts["seen"] += 1
-            if len(text.split()) > max_words:
-                counts["too_long"] += 1
-            elif prefilter is not None and prefilter.search(text) is None:
-                counts["no_anchor"] += 1
-            else:
-                yield index, text
 
     def _empty_error(self, action: str) -> ConfigurationError:
         return ConfigurationError(
@@ -453,6 +538,153 @@ def _batches(items: Iterable[tuple[int, str]], size: int) -> Iterator[list[tuple
         yield batch
 
 
+#: Bytes of a one-shot corpus kept in memory before its copy moves to a temporary file.
+_SPOOL_BYTES = 8 * 1024 * 1024
+
+
+class AnchorStream(Iterator[Anchor]):
+    """The anchors of `Corpus.iter_anchored`, one at a time, in corpus order.
+
+    `total` is the number of anchors the stream will give when it is known in advance
+    (gender balancing counts them first), else None. `report` (`AnchorReport`) is set
+    once the counts are known: after the counting pass, or when the stream ends.
+    """
+
+    def __init__(
+        self,
+        items: Iterator[Anchor],
+        total: int | None,
+        corpus: Corpus,
+        spool: IO[str] | None = None,
+    ) -> None:
+        self._items = items
+        self.total = total
+        self.corpus = corpus
+        self.report: AnchorReport | None = None
+        self._spool = spool
+
+    def __iter__(self) -> AnchorStream:
+        return self
+
+    def __next__(self) -> Anchor:
+        try:
+            return next(self._items)
+        except StopIteration:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Release the temporary copy of a one-shot corpus (also done at the end)."""
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
+
+
+def _tee(texts: Iterator[str], spool: IO[str]) -> Iterator[str]:
+    """`texts`, each also written to `spool` as one JSON string per line."""
+    for text in texts:
+        spool.write(json.dumps(text))
+        spool.write("\n")
+        yield text
+
+
+def _unspool(spool: IO[str]) -> Iterator[str]:
+    for line in spool:
+        yield json.loads(line)
+
+
+def _check_anchor_args(
+    kind: str, max_words: int, batch_size: int, limit: int | None, balance_gender: bool
+) -> tuple[_Finder, int | None]:
+    """The finder of `kind` and the effective limit; raises on bad arguments."""
+    finder = _FINDERS.get(kind)
+    if finder is None:
+        raise ConfigurationError(
+            f"unknown anchor kind {kind!r}; valid kinds: {', '.join(ANCHOR_KINDS)}"
+        )
+    _check_positive("max_words", max_words)
+    _check_positive("batch_size", batch_size)
+    if limit is not None:
+        _check_positive("limit", limit)
+        if balance_gender and kind == "pronoun":
+            limit -= limit % 2
+            if limit == 0:
+                raise ConfigurationError(
+                    "limit=1 with balance_gender=True cannot hold one anchor of each "
+                    "gender; pass limit >= 2 or balance_gender=False"
+                )
+    return finder, limit
+
+
+def _short_texts(
+    texts: Iterator[str], max_words: int, prefilter: re.Pattern[str] | None,
+    counts: Counter[str],
+) -> Iterator[tuple[int, str]]:
+    """(index, text) of the texts worth parsing; counts the others in `counts`."""
+    for index, text in enumerate(texts):
+        counts["seen"] += 1
+        if len(text.split()) > max_words:
+            counts["too_long"] += 1
+        elif prefilter is not None and prefilter.search(text) is None:
+            counts["no_anchor"] += 1
+        else:
+            yield index, text
+
+
+def _scan(
+    texts: Iterator[str],
+    finder: _Finder,
+    max_words: int,
+    batch_size: int,
+    nlp: str | None,
+    counts: Counter[str],
+    accept: Callable[[str | None], bool],
+    stop: Callable[[], bool],
+    *,
+    build: bool = True,
+) -> Iterator[tuple[int, Anchor]]:
+    """(index, anchor) of the anchors `accept(gender)` keeps, in corpus order.
+
+    `accept` is asked once per anchored text, in corpus order; reading stops after the
+    batch in which `stop()` becomes true. For pronouns the first pronoun is found without
+    a parse and only accepted texts whose pronoun is "her" or "his" are parsed (tagger
+    and parser; `finder.unused_components` disabled); other kinds parse every candidate.
+    With `build=False` (a counting pass) nothing is parsed for pronouns or yielded.
+    """
+    for batch in _batches(_short_texts(texts, max_words, finder.prefilter, counts),
+                          batch_size):
+        if finder.locate is not None:
+            kept: list[tuple[int, str, Anchor | None]] = []
+            for index, text in batch:
+                found = finder.locate(text)
+                if found is None:
+                    counts["no_anchor"] += 1
+                    continue
+                counts["anchored"] += 1
+                if accept(found[0]):
+                    kept.append((index, text, found[1]))
+            if build and kept:
+                need = [text for _, text, anchor in kept if anchor is None]
+                docs = _parse(need, nlp, finder.unused_components) if need else iter(())
+                for index, _, anchor in kept:
+                    if anchor is None:
+                        anchor = finder.find(next(docs))
+                        assert anchor is not None
+                    yield index, anchor
+        else:
+            docs = _parse([text for _, text in batch], nlp, finder.unused_components)
+            for (index, _), doc in zip(batch, docs, strict=True):
+                anchor = finder.find(doc)
+                if anchor is None:
+                    counts["no_anchor"] += 1
+                    continue
+                counts["anchored"] += 1
+                if accept(anchor.gender) and build:
+                    yield index, anchor
+        if stop():
+            break
+
+
 def _parse(texts: list[str], name: str | None, unused: tuple[str, ...]) -> Iterator[Doc]:
     """`texts` parsed by the spaCy pipeline `name` (else the run's), without `unused`."""
     pipeline = _nlp.load(name)
@@ -473,19 +705,64 @@ def _check_positive(what: str, value: int) -> None:
 # --- finding anchors in a parsed text --------------------------------------------------
 
 
+def _locate_pronoun(text: str) -> tuple[int, int, Gender, PronounRole | None] | None:
+    """(start, end, gender, role) of the first whole-word pronoun of `text`, no parse.
+
+    The role is None for "her" and "his", which only the parse resolves.
+    """
+    for match in _PRONOUN_PATTERN.finditer(text):
+        entry = PRONOUNS.get(match.group().lower())
+        start, end = match.span()
+        if entry is None or not _whole_word(text, start, end):
+            continue
+        return start, end, entry[0], entry[1]
+    return None
+
+
 def _pronoun_anchor(doc: Doc) -> Anchor | None:
     """The first third-person singular pronoun of `doc`, as an anchor."""
-    for token in doc:
-        entry = PRONOUNS.get(token.lower_)
-        if entry is None:
-            continue
-        start, end = token.idx, token.idx + len(token.text)
-        if not _whole_word(doc.text, start, end):
-            continue
-        gender, role = entry
-        return _anchor(doc.text, start, end, role or _possessive_role(token), gender,
-                       _sentence_initial(token))
-    return None
+    found = _locate_pronoun(doc.text)
+    if found is None:
+        return None
+    start, end, gender, role = found
+    span = doc.char_span(start, end, alignment_mode="expand")
+    if span is None or len(span) == 0:  # pragma: no cover - expand always finds a token
+        return _anchor(doc.text, start, end, role or "possessive_determiner", gender,
+                       _initial_in_text(doc.text, start))
+    token = span[0]
+    return _anchor(doc.text, start, end, role or _possessive_role(token), gender,
+                   _sentence_initial(token))
+
+
+def _unparsed_pronoun_anchor(text: str) -> tuple[Gender, Anchor | None] | None:
+    """The pronoun anchor of `text` when its form decides the role (no parse needed).
+
+    None when `text` has no pronoun; (gender, None) when the first pronoun is "her" or
+    "his" and the parse must resolve it. Without a parse, `sentence_initial` comes from
+    `_initial_in_text`.
+    """
+    found = _locate_pronoun(text)
+    if found is None:
+        return None
+    start, end, gender, role = found
+    if role is None:
+        return gender, None
+    return gender, _anchor(text, start, end, role, gender, _initial_in_text(text, start))
+
+
+# A sentence boundary in plain text: final punctuation, closing quotes, then a space.
+_BOUNDARY = re.compile(r"[.!?]+['\"\u2019\u201d)\]]*\s")
+
+
+def _initial_in_text(text: str, start: int) -> bool:
+    """Whether only punctuation or space precedes `start` since the last sentence end
+    (".", "!" or "?" then a space) of `text`: the unparsed stand-in for
+    `_sentence_initial`."""
+    head = text[:start]
+    last = 0
+    for match in _BOUNDARY.finditer(head):
+        last = match.end()
+    return not any(char.isalnum() for char in head[last:])
 
 
 def _possessive_role(token: Token) -> PronounRole:
@@ -577,6 +854,9 @@ class _Finder:
     prefilter: re.Pattern[str] | None
     unused_components: tuple[str, ...]
     find: Callable[[Doc], Anchor | None]
+    locate: Callable[[str], tuple[Gender, Anchor | None] | None] | None = None
+    """Finds the anchor without a parse: None (no anchor), or its gender and the anchor
+    (None when only the parse can complete it)."""
 
 
 _FINDERS: dict[str, _Finder] = {
@@ -585,6 +865,7 @@ _FINDERS: dict[str, _Finder] = {
         prefilter=_PRONOUN_PATTERN,
         unused_components=("ner", "lemmatizer"),
         find=_pronoun_anchor,
+        locate=_unparsed_pronoun_anchor,
     ),
     "person": _Finder(
         describe="person name (spaCy PERSON entity) or person noun",
@@ -599,43 +880,51 @@ _FINDERS: dict[str, _Finder] = {
 
 
 class _Collector:
-    """Anchors offered in corpus order, kept under the limit, balanced on `select`.
+    """Which anchors to keep under the limit, balanced on `select`.
 
-    Anchors are offered one by one in corpus order and refused once `full()`, so the
-    result does not depend on the batch size.
+    Anchors are offered one by one in corpus order (`accept`, then `add` for the kept
+    ones) and refused once `full()`, so the result does not depend on the batch size.
+    What each gender group keeps is therefore a prefix of its anchors in corpus order:
+    the counts alone say which (the counting pass of `Corpus.iter_anchored`).
     """
 
     def __init__(self, balance: bool, limit: int | None) -> None:
         self.balance = balance
         self.limit = limit
         self.quota = limit // 2 if balance and limit is not None else None
+        self.counts: dict[Gender | None, int] = {"female": 0, "male": 0, None: 0}
         self.groups: dict[Gender | None, list[tuple[int, Anchor]]] = {
             "female": [], "male": [], None: []
         }
 
-    def _group(self, anchor: Anchor) -> Gender | None:
-        if self.balance and anchor.gender == "female":
+    def _group(self, gender: str | None) -> Gender | None:
+        if self.balance and gender == "female":
             return "female"
-        if self.balance and anchor.gender == "male":
+        if self.balance and gender == "male":
             return "male"
         return None
 
-    def offer(self, index: int, anchor: Anchor) -> None:
-        group = self.groups[self._group(anchor)]
-        over_quota = self._group(anchor) is not None and self.quota is not None and (
-            len(group) >= self.quota
+    def accept(self, gender: str | None) -> bool:
+        group = self._group(gender)
+        over_quota = group is not None and self.quota is not None and (
+            self.counts[group] >= self.quota
         )
-        if not self.full() and not over_quota:
-            group.append((index, anchor))
+        if self.full() or over_quota:
+            return False
+        self.counts[group] += 1
+        return True
+
+    def add(self, index: int, anchor: Anchor) -> None:
+        self.groups[self._group(anchor.gender)].append((index, anchor))
 
     def full(self) -> bool:
         if self.limit is None:
             return False
-        female, male, other = (len(self.groups[g]) for g in ("female", "male", None))
+        female, male, other = (self.counts[g] for g in ("female", "male", None))
         return 2 * min(female, male) + other >= self.limit
 
     def found(self, gender: Gender) -> int:
-        return len(self.groups[gender])
+        return self.counts[gender]
 
     def select(self, rng: random.Random) -> list[Anchor]:
         female, male, other = (self.groups[g] for g in ("female", "male", None))
@@ -646,6 +935,67 @@ class _Collector:
             if self.limit is not None:
                 other = other[: self.limit - 2 * size]
         return [anchor for _, anchor in sorted(female + male + other, key=lambda a: a[0])]
+
+    def selector(self, rng: random.Random) -> _Selector:
+        """What `select` would keep, from the counts alone (same draws from `rng`)."""
+        quotas = dict(self.counts)
+        chosen: dict[Gender | None, list[int]] = {}
+        if self.balance:
+            size = min(quotas["female"], quotas["male"])
+            for gender in GENDERS:
+                if quotas[gender] > size:
+                    chosen[gender] = sorted(rng.sample(range(quotas[gender]), size))
+                quotas[gender] = min(quotas[gender], size) if gender in chosen else quotas[
+                    gender]
+            if self.limit is not None:
+                quotas[None] = min(quotas[None], max(0, self.limit - 2 * size))
+        return _Selector(self.counts, quotas, chosen, self._group)
+
+
+class _Selector:
+    """Keeps the anchors `_Collector.select` keeps, deciding as they come in order."""
+
+    def __init__(
+        self,
+        available: dict[Gender | None, int],
+        kept: dict[Gender | None, int],
+        chosen: dict[Gender | None, list[int]],
+        group: Callable[[str | None], Gender | None],
+    ) -> None:
+        self.available = dict(available)
+        self.kept = kept
+        self.chosen = chosen
+        self.group = group
+        self.seen: dict[Gender | None, int] = dict.fromkeys(available, 0)
+        self.next_chosen: dict[Gender | None, int] = dict.fromkeys(chosen, 0)
+        self.total = sum(kept.values())
+
+    def kept_genders(self) -> tuple[int, int]:
+        return self.kept["female"], self.kept["male"]
+
+    def accept(self, gender: str | None) -> bool:
+        group = self.group(gender)
+        position = self.seen[group]
+        self.seen[group] += 1
+        if group not in self.chosen:
+            return position < self.kept[group]
+        chosen = self.chosen[group]
+        at = self.next_chosen[group]
+        if at < len(chosen) and chosen[at] == position:
+            self.next_chosen[group] = at + 1
+            return True
+        return False
+
+    def done(self) -> bool:
+        """True once every group has passed the last anchor it keeps."""
+        for group, seen in self.seen.items():
+            chosen = self.chosen.get(group)
+            if chosen is None:
+                if seen < self.kept[group]:
+                    return False
+            elif chosen and seen <= chosen[-1]:
+                return False
+        return True
 
 
 def _downsample(

@@ -217,8 +217,9 @@ def test_psa_accepts_texts_and_anchors_and_scores_through_the_cache() -> None:
 
 
 def test_psa_skips_reflexive_anchors() -> None:
-    run = analysis.psa_run(planted, SENTENCES, NAMES, balance_gender=False)
+    run = analysis.psa_run(planted, SENTENCES, NAMES, balance_gender=False, keep_anchors=True)
     assert run.n_without_perturbation == 1  # "Mary talked to herself": a reflexive anchor
+    assert run.anchors is not None
     assert all(a.role != "reflexive" for a in run.anchors)
 
 

@@ -331,6 +331,13 @@ class PSAAccumulator:
     def n_sentences(self) -> int:
         return self._count
 
+    def worst_indices(self) -> set[int]:
+        """Sentence indices the worst-sentence and worst-pair lists hold right now (at
+        most 2 * `top_n`): what a caller streaming the sentences must keep to show them."""
+        return {e[2].index for e in self._worst_sentences} | {
+            e[3].index for e in self._worst_pairs
+        }
+
     def add(self, original_score: float, name_scores: Any, key: str | None = None) -> None:
         """Add one sentence: f(x) and the vector (f(x_n) for n in names)."""
         row = as_float_array(name_scores, "name_scores", ndim=1)
