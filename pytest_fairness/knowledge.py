@@ -216,6 +216,11 @@ class _IsAGraph:
         self._person: dict[str, bool] = {}
         self._subpopulations: dict[str, tuple[tuple[str, str | None], ...]] = {}
 
+    def clear_cache(self) -> None:
+        """Forget the per-word IsPerson answers (the graph itself stays loaded): for
+        benchmarks that time cold lookups, or after changing `rule` in place."""
+        self._person.clear()
+
     # -- lookups a subclass provides --------------------------------------------------
 
     def _out_edges(self, labels: Collection[str]) -> OutEdges:
@@ -419,6 +424,12 @@ class ConceptNetGraph(_IsAGraph):
         self._relation_id: int | None = None if relation_row is None else relation_row.id
         self._out_cache: dict[str, tuple[tuple[str, float], ...]] = {}
         self._adjective_cache: dict[str, bool] = {}
+
+    def clear_cache(self) -> None:
+        """Forget the per-word answers and the edges read from the database."""
+        super().clear_cache()
+        self._out_cache.clear()
+        self._adjective_cache.clear()
 
     def close(self) -> None:
         """Close this thread's connection to the database (reopened on the next query)."""

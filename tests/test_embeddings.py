@@ -124,6 +124,24 @@ def test_an_encoder_embeds_missing_words_in_one_call() -> None:
     assert len(calls) == 1  # remembered
 
 
+def test_clear_cache_forgets_encoded_words_and_analogies() -> None:
+    calls: list[list[str]] = []
+
+    def encode(words: object) -> np.ndarray:
+        batch = list(words)  # type: ignore[call-overload]
+        calls.append(batch)
+        return np.ones((len(batch), 4))
+
+    table = WordVectors(list(TOY), list(TOY.values()), encoder=encode)
+    first = table.analogies("king", ["male", "female"])
+    table.lookup(["x"])
+    assert calls == [["x"]]
+    table.clear_cache()
+    assert table.analogies("king", ["male", "female"]) == first  # recomputed, same answer
+    table.lookup(["x"])
+    assert calls == [["x"], ["x"]]  # encoded again after clear_cache
+
+
 @pytest.mark.parametrize(
     ("words", "matrix", "message"),
     [

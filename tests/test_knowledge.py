@@ -201,6 +201,31 @@ def test_results_are_cached_per_word(tiny_file: Path, tmp_path: Path) -> None:
         assert graph.has_isa_edge("actress", "actor")  # its out-edges were cached on the way
 
 
+def test_clear_cache_forgets_answers_and_edges(tiny_file: Path, tmp_path: Path) -> None:
+    graph = knowledge.conceptnet(knowledge.build_database(tiny_file, cache=tmp_path))
+    assert graph.is_person("performer")
+    graph.clear_cache()
+    queries: list[object] = []
+    select = graph._select_isa
+
+    def counted(*args: object, **kwargs: object) -> object:
+        queries.append(args)
+        return select(*args, **kwargs)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(graph, "_select_isa", counted)
+        assert graph.is_person("performer")  # the same answer, looked up again
+    assert queries
+
+
+def test_clear_cache_of_an_in_memory_graph() -> None:
+    graph = InMemoryGraph([("actress", "actor", 2.0), ("actor", "person", 2.0)])
+    assert graph.is_person("actress")
+    graph.clear_cache()
+    assert graph._person == {}
+    assert graph.is_person("actress")
+
+
 # -- subpopulations, adjectives, HasIsAEdge ---------------------------------------------
 
 EXPECTED_SUBPOPULATIONS = {

@@ -25,6 +25,7 @@ __all__ = [
     "is_plural",
     "noun_forms",
     "nouns",
+    "parse",
     "persons_of",
     "plural",
     "replace_span",
@@ -238,6 +239,15 @@ def resolve_nlp(nlp: Any) -> Any:
 
         return nlp_module.load(nlp)
     return nlp
+
+
+def parse(nlp: Any, text: str) -> Any:
+    """`text` parsed by `nlp` (see `resolve_nlp`) without the entity recogniser, which no
+    analogy or active mutation reads (`pytest_fairness.nlp.disabled`)."""
+    from ..nlp import disabled
+
+    pipeline = resolve_nlp(nlp)
+    return pipeline(text, disable=disabled(pipeline))
 
 
 def subpopulations_of(graph: KnowledgeGraph, attribute: str) -> list[str]:

@@ -51,10 +51,10 @@ from ._persons import (
     article_before,
     fix_article,
     nouns,
+    parse,
     persons_of,
     replace_span,
     resolve_graph,
-    resolve_nlp,
     subpopulations_of,
     targets,
 )
@@ -211,4 +211,4 @@ def active(
     target and adjective of `attribute` (see the module docstring); raises
     `ConfigurationError` when the graph knows no subpopulations of `attribute`.
     """
-    return _state(attribute, graph).mutate(resolve_nlp(nlp)(text))
+    return _state(attribute, graph).mutate(parse(nlp, text))

@@ -50,11 +50,11 @@ from ._persons import (
     is_plural,
     noun_forms,
     nouns,
+    parse,
     persons_of,
     plural,
     replace_span,
     resolve_graph,
-    resolve_nlp,
     subpopulations_of,
     targets,
 )
@@ -243,4 +243,4 @@ def analogy(
     knows no subpopulations of `attribute`.
     """
     state = _state(attribute, graph, vectors, candidates)
-    return state.mutate(resolve_nlp(nlp)(text))
+    return state.mutate(parse(nlp, text))

@@ -65,6 +65,7 @@ __all__ = [
     "gender_swap",
     "gender_swaps",
     "gendered_words",
+    "has_gendered_word",
     "pronoun_role",
     "swap_doc",
 ]
@@ -142,6 +143,28 @@ def gendered_words() -> frozenset[str]:
     """
     tables = _tables()
     return frozenset(tables.pronoun_gender) | frozenset(tables.word_gender)
+
+
+@functools.lru_cache(maxsize=1)
+def _gendered_hashes() -> Any:
+    import importlib
+
+    import numpy as np
+
+    hash_string: Any = importlib.import_module("spacy.strings").hash_string
+    return np.array(sorted(hash_string(w) for w in gendered_words()), dtype=np.uint64)
+
+
+def has_gendered_word(doc: Any) -> bool:
+    """Whether the spaCy `doc` holds a word of `gendered_words` (any case), the words a
+    swap without names can change. Read from the token array (``doc.to_array``): most
+    sentences have none, and walking a Doc token by token costs more than this test."""
+    import numpy as np
+    from spacy.attrs import LOWER
+
+    if len(doc) == 0:
+        return False
+    return bool(np.isin(doc.to_array([LOWER]), _gendered_hashes()).any())
 
 
 def gender_of_word(word: str) -> str | None:
@@ -334,9 +357,19 @@ def _check_target(target: str) -> None:
         raise ConfigurationError(f"target must be 'opposite' or 'neutral', not {target!r}")
 
 
+def _parse_disabled(pipeline: Any, swap_names: bool) -> list[str]:
+    """The components a swap does not read: the entity recogniser, unless names are
+    swapped (first names are found through the PERSON entities)."""
+    from ..nlp import disabled
+
+    return [] if swap_names else disabled(pipeline)
+
+
 def _swap(
     doc: Any, target: Target, pairs: Mapping[str, tuple[str | None, str]]
 ) -> Perturbation | None:
+    if not pairs and not has_gendered_word(doc):
+        return None  # nothing to swap: skip the walk over the tokens
     tables = _tables()
     edits: dict[int, Edit] = {}
     sources: set[str] = set()
@@ -421,7 +454,9 @@ def gender_swap(
     """
     _check_target(target)
     pairs = _name_pairs(swap_names) if target == "opposite" else {}
-    return _swap(_resolve_nlp(nlp)(text), target, pairs)
+    pipeline = _resolve_nlp(nlp)
+    doc = pipeline(text, disable=_parse_disabled(pipeline, bool(pairs)))
+    return _swap(doc, target, pairs)
 
 
 def gender_swaps(
@@ -435,5 +470,8 @@ def gender_swaps(
     """`gender_swap` of many texts, parsed in batches with ``nlp.pipe``; one item per text."""
     _check_target(target)
     pairs = _name_pairs(swap_names) if target == "opposite" else {}
-    docs = _resolve_nlp(nlp).pipe(list(texts), batch_size=batch_size)
+    pipeline = _resolve_nlp(nlp)
+    docs = pipeline.pipe(
+        list(texts), batch_size=batch_size, disable=_parse_disabled(pipeline, bool(pairs))
+    )
     return [_swap(doc, target, pairs) for doc in docs]

@@ -22,25 +22,21 @@ filter by fluency (line 9). This module puts the pieces together:
 
 from __future__ import annotations
 
-import functools
-import importlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
-
-import numpy as np
-import numpy.typing as npt
 
 from ..embeddings import VectorsLike
 from ..errors import ConfigurationError
 from ..fluency import DEFAULT_MIN_RATIO
 from ..knowledge import KnowledgeGraph
+from ..nlp import disabled
 from ..types import Perturbation
 from ._persons import nouns, resolve_graph, resolve_nlp
 from .active import _Active
 from .active import _state as _active_state
 from .analogy import _Analogies
 from .analogy import _state as _analogy_state
-from .gender import gendered_words, swap_doc
+from .gender import has_gendered_word, swap_doc
 
 if TYPE_CHECKING:
     from ..fluency import FluencyScorer
@@ -118,7 +114,7 @@ class Mutator:
             results += self._analogy.mutate(doc, found, text)
         if "active" in self.kinds:
             results += self._active.mutate(doc, found, text)
-        if self._swap and _has_gendered_word(doc):
+        if self._swap and has_gendered_word(doc):
             swapped = swap_doc(doc)
             if swapped is not None:
                 results.append(swapped)
@@ -140,7 +136,8 @@ class Mutator:
 
     def mutate(self, text: str, *, nlp: Any = None) -> list[Perturbation]:
         """S for one sentence (Algorithm 2)."""
-        doc = resolve_nlp(nlp)(text)
+        pipeline = resolve_nlp(nlp)
+        doc = pipeline(text, disable=disabled(pipeline))
         return self.filter([text], [self.mutate_doc(doc)])[0]
 
     def mutate_many(
@@ -162,28 +159,12 @@ class Mutator:
     def _batch(
         self, pipeline: Any, texts: list[str], batch_size: int
     ) -> list[list[Perturbation]]:
-        docs = list(pipeline.pipe(texts, batch_size=batch_size))
+        docs = list(pipeline.pipe(texts, batch_size=batch_size, disable=disabled(pipeline)))
         found = [nouns(doc) for doc in docs]
         self.prepare(docs, found)
         return self.filter(
             texts, [self.mutate_doc(doc, f) for doc, f in zip(docs, found, strict=True)]
         )
-
-
-@functools.lru_cache(maxsize=1)
-def _gendered_hashes() -> npt.NDArray[np.uint64]:
-    hash_string: Any = importlib.import_module("spacy.strings").hash_string
-    return np.array(sorted(hash_string(w) for w in gendered_words()), dtype=np.uint64)
-
-
-def _has_gendered_word(doc: Any) -> bool:
-    """Whether `doc` has a word `swap_doc` could swap (`gendered_words`), read from the
-    token array: most sentences have none, and walking a Doc token by token is slow."""
-    from spacy.attrs import LOWER
-
-    if len(doc) == 0:
-        return False
-    return bool(np.isin(doc.to_array([LOWER]), _gendered_hashes()).any())
 
 
 def _unique(original: str, found: Iterable[Perturbation]) -> list[Perturbation]:
