@@ -33,13 +33,12 @@ from typing import Literal
 import numpy as np
 
 from .errors import ConfigurationError
+from .settings import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE
 from .types import FloatArray
 
 Kind = Literal["proba", "score"]
 Row = tuple[Kind, FloatArray]
 
-#: Default bound of the in-memory prediction cache, in texts.
-DEFAULT_CACHE_SIZE = 100_000
 #: Schema version written in the file; a file with another version is left alone.
 SCHEMA = 1
 #: Rows looked up per SQL statement (below SQLite's default limit of host parameters).

@@ -6,8 +6,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from .cache import DEFAULT_CACHE_SIZE
 from .errors import ConfigurationError
+
+#: Default bound of the in-memory prediction cache of each model, in texts.
+DEFAULT_CACHE_SIZE = 100_000
 
 
 @dataclass(frozen=True)
