@@ -9,12 +9,13 @@ sentiment model of ``examples/minilm_sentiment.py`` (``--model minilm``). Most o
 time is the plugin's own work (spaCy parses for anchors and swaps) plus the model.
 
 The suite runs twice in subprocesses, ``pytest -p xdist -n 0`` then ``-n 2``, each writing
-``fairness.json`` (``--fairness-report``). Reported: wall time of each, the speed-up
-(goal: at least 1.6 on a 2-core machine), whether the two reports are identical apart from
-their creation time (the script exits with status 1 and prints the first differences when
-they are not), and the peak RSS of each process (``ru_maxrss`` at session end): the single
-process of ``-n 0`` against each ``-n 2`` worker, since every worker loads its own model,
-spaCy pipeline and name lists.
+``fairness.json`` (``--fairness-report``; with ``--fairness-warn-only``, so a relation the
+model breaks is recorded without failing, and any failing test is a set-up error).
+Reported: wall time of each, the speed-up (goal: at least 1.6 on a 2-core machine),
+whether the two reports are identical apart from their creation time (the script exits
+with status 1 and prints the first differences when they are not), and the peak RSS of
+each process (``ru_maxrss`` at session end): the single process of ``-n 0`` against each
+``-n 2`` worker, since every worker loads its own model, spaCy pipeline and name lists.
 
 Threads: torch uses every core by default, so two workers would each start 2 threads on 2
 cores. The plugin does not change torch's thread count under xdist; with ``--model
@@ -208,7 +209,8 @@ def run_suite(
                    [str(folder), str(EXAMPLES), os.environ.get("PYTHONPATH", "")]))
     command = [sys.executable, "-m", "pytest", str(folder / "test_suite.py"), "-q",
                "-p", "xdist", "-n", str(workers), "-p", "no:cacheprovider",
-               "-p", "no:randomly", "--fairness-progress=off",
+               "-p", "no:randomly", "--fairness-progress=off", "--fairness-warn-only",
+               "-W", "ignore::pytest_fairness.FairnessWarning",
                f"--fairness-report={out / 'report'}", "--rootdir", str(folder)]
     start = time.perf_counter()
     done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
