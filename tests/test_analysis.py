@@ -261,3 +261,47 @@ def test_name_groups_come_from_the_census_lists() -> None:
     assert analysis.name_groups(["Alice", "Bob", "Zorblax"]) == {
         "Alice": "female", "Bob": "male", "Zorblax": None
     }
+
+
+def test_psa_streams_a_file_a_generator_and_a_list_alike(tmp_path: object) -> None:
+    from pathlib import Path
+
+    texts = [f"{s[:-1]} on day {i}." for i in range(12) for s in SENTENCES]
+    path = Path(str(tmp_path)) / "corpus.txt"
+    path.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    model = pf.as_model(planted)
+    expected = analysis.psa(model, texts, NAMES, seed=1, chunk_size=40)
+    for source in (path, pf.Corpus(path), (t for t in texts), pf.Corpus(iter(texts))):
+        got = analysis.psa(model, source, NAMES, seed=1, chunk_size=40)
+        assert got.n_sentences == expected.n_sentences
+        assert got.score_sens == pytest.approx(expected.score_sens)
+        assert got.worst_pairs == expected.worst_pairs
+    anchors = pf.Corpus(texts).anchored(balance_gender=False)
+    from_iterator = analysis.psa(model, iter(anchors), NAMES, balance_gender=False)
+    assert from_iterator.score_sens == pytest.approx(
+        analysis.psa(model, anchors, NAMES, balance_gender=False).score_sens
+    )
+    with pytest.raises(pf.ConfigurationError, match="not a mix; item 1"):
+        analysis.psa(model, iter([anchors[0], "He left."]), NAMES)
+    with pytest.raises(pf.ConfigurationError, match="empty"):
+        analysis.psa(model, iter([]), NAMES)
+
+
+def test_a_streamed_run_keeps_only_the_anchors_of_the_worst_cases() -> None:
+    texts = [f"{s[:-1]} on day {i}." for i in range(30) for s in SENTENCES]
+    run = analysis.psa_run(planted, texts, NAMES, balance_gender=False, top_n=3,
+                           chunk_size=20, threshold=0.5)
+    assert run.anchors is None
+    assert run.n_flips > 3
+    assert 0 < len(run.shown_anchors) <= 3 * 3
+    for pair in run.result.worst_pairs:  # what the report shows can still be rebuilt
+        assert run.perturbation(pair.index, pair.name).original == pair.key
+    for _, index, j, _, _ in run.worst_flips:
+        assert NAMES[j] in run.perturbation(index, NAMES[j]).perturbed
+    missing = next(i for i in range(run.result.n_sentences) if i not in run.shown_anchors)
+    with pytest.raises(pf.ConfigurationError, match="keep_anchors=True"):
+        run.perturbation(missing, "Alice")
+    kept = analysis.psa_run(planted, texts, NAMES, balance_gender=False, keep_anchors=True)
+    assert kept.anchors is not None
+    assert len(kept.anchors) == kept.result.n_sentences
+    assert kept.anchor(missing).text == kept.anchors[missing].text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -269,3 +270,101 @@ def test_anchoring_costs_little_more_than_the_parse() -> None:
     Corpus(texts).anchored()
     anchoring = time.perf_counter() - start
     assert anchoring < 3 * parse + 0.5
+
+
+# --- streaming ---------------------------------------------------------------------------
+
+MIXED = ["She left.", "He left.", "I saw her.", "His book is red.", "The sky is blue.",
+         "Give it to him.", "It is hers.", "The man hurt himself.", "Barack Obama spoke.",
+         "My mother spoke.", "The teacher spoke.", "Her idea was good."]
+
+
+@pytest.mark.parametrize("kind", ANCHOR_KINDS)
+@pytest.mark.parametrize(("balance", "limit"), [(True, None), (True, 6), (False, None),
+                                                (False, 5)])
+@pytest.mark.parametrize("batch_size", [1, 256])
+def test_iter_anchored_gives_what_anchored_gives(
+    kind: str, balance: bool, limit: int | None, batch_size: int
+) -> None:
+    texts = [f"{MIXED[(7 * i) % len(MIXED)][:-1]} on day {i}." for i in range(30)]
+    for seed in range(2):
+        args = {"balance_gender": balance, "limit": limit, "seed": seed,
+                "batch_size": batch_size}
+        expected = Corpus(texts).anchored(kind, **args)  # type: ignore[arg-type]
+        stream = Corpus(texts).iter_anchored(kind, **args)  # type: ignore[arg-type]
+        assert list(stream) == expected
+        assert stream.report is not None
+        assert stream.report.kept == expected.report.kept
+        assert (stream.report.female, stream.report.male) == (
+            expected.report.female, expected.report.male)
+        one_shot = Corpus(iter(texts)).iter_anchored(kind, **args)  # type: ignore[arg-type]
+        assert list(one_shot) == expected
+        if balance:
+            assert stream.total == one_shot.total == len(expected)
+            assert stream.report.seen == expected.report.seen
+
+
+def test_iter_anchored_reads_a_one_shot_iterator_once_and_balances_it() -> None:
+    reads = []
+
+    def texts() -> Iterator[str]:
+        for i in range(300):
+            reads.append(i)
+            yield FEMALE[i % len(FEMALE)] if i % 4 else MALE[i % len(MALE)]
+
+    stream = Corpus(texts()).iter_anchored(seed=2)
+    anchors = list(stream)
+    assert len(reads) == 300  # one pass over the generator; the second reads the copy
+    genders = [a.gender for a in anchors]
+    assert genders.count("female") == genders.count("male") == 75
+    assert anchors == Corpus([FEMALE[i % 5] if i % 4 else MALE[i % 3]
+                              for i in range(300)]).anchored(seed=2)
+
+
+def test_iter_anchored_raises_before_streaming() -> None:
+    with pytest.raises(ConfigurationError, match="found 5 female and 0 male"):
+        Corpus(iter(FEMALE)).iter_anchored()
+    with pytest.raises(ConfigurationError, match="is empty"):
+        Corpus([]).iter_anchored()
+    with pytest.raises(ConfigurationError, match="valid kinds"):
+        Corpus(FEMALE).iter_anchored("name")
+    unbalanced = Corpus(["The sky is blue."]).iter_anchored(balance_gender=False)
+    assert unbalanced.total is None
+    with pytest.raises(ConfigurationError, match="has no pronoun anchor"):
+        list(unbalanced)
+
+
+@pytest.mark.parametrize(
+    ("text", "initial"),
+    [("He left.", True), ('"He left," she said.', True), ("I waited. He came.", True),
+     ("I waited.  he came.", True), ('She said: "Go." he came', True),
+     ("Yesterday he left.", False), ("Dr. Smith and he left.", False),
+     ("Mr.Smith said he left", False)],
+)
+def test_sentence_start_without_a_parse(text: str, initial: bool) -> None:
+    from pytest_fairness.corpus import _initial_in_text, _locate_pronoun
+
+    found = _locate_pronoun(text)
+    assert found is not None
+    assert _initial_in_text(text, found[0]) is initial
+
+
+def test_unambiguous_pronouns_are_anchored_like_the_parse_without_one() -> None:
+    """The parse-free anchor of he/she/him/hers/himself/herself equals the parsed one."""
+    from pytest_fairness.corpus import _pronoun_anchor, _unparsed_pronoun_anchor
+
+    pipeline = load_pipeline(None)
+    texts = ["She left.", "Yesterday he left early.", "Give it to him.", "It was hers, not his.",
+             "The man hurt himself.", "I waited. She never came.", '"She said so," I replied.',
+             "HE IS HERE.", "I saw her.", "His book is red."]
+    for text in texts:
+        found = _unparsed_pronoun_anchor(text)
+        assert found is not None
+        gender, anchor = found
+        parsed = _pronoun_anchor(pipeline(text))
+        assert parsed is not None
+        assert parsed.gender == gender
+        if parsed.word.lower() in ("her", "his"):
+            assert anchor is None  # only the parse tells a determiner from a pronoun
+        else:
+            assert anchor == parsed

@@ -227,3 +227,15 @@ def test_accumulator_memory_stays_bounded() -> None:
     assert r.n_sentences == 10_000
     assert not r.has_scores
     assert r.worst_sentences[0].score_range >= r.worst_sentences[-1].score_range
+
+
+def test_worst_indices_name_what_the_worst_lists_hold() -> None:
+    rng = np.random.default_rng(3)
+    acc = PSAAccumulator(["a", "b", "c"], top_n=2)
+    assert acc.worst_indices() == set()
+    for _ in range(5):
+        acc.add_batch(rng.uniform(0, 1, 7), rng.uniform(0, 1, (7, 3)))
+    result = acc.result()
+    held = {w.index for w in result.worst_sentences} | {w.index for w in result.worst_pairs}
+    assert acc.worst_indices() == held
+    assert 1 <= len(held) <= 4
