@@ -345,3 +345,43 @@ def test_pytest_runs_share_the_cache_file(pytester: pytest.Pytester) -> None:
         "--fairness-cache-dir=cache", "--fairness-no-cache", "-p", "no:cacheprovider"
     ).assert_outcomes(passed=1)
     assert (pytester.path / "calls.log").read_text().split() == ["2", "2"]
+
+
+def test_xdist_workers_fill_one_cache_file(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    pytester.makeconftest(
+        """
+        import os
+        import pytest
+        from pathlib import Path
+        import pytest_fairness as pf
+
+        def classify(texts):
+            with Path("calls.log").open("a") as log:
+                log.write(f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')} {len(texts)}\\n")
+            return [[0.3, 0.7] if "she" in t else [0.6, 0.4] for t in texts]
+
+        @pytest.fixture(scope="session")
+        def fairness_model():
+            return pf.as_model(classify, fingerprint="toy-x", batch_size=7)
+        """
+    )
+    for i in range(4):
+        pytester.makepyfile(
+            **{
+                f"test_part{i}": f"""
+                def test_scores(fairness_model):
+                    # overlapping texts (written by both workers) and texts of its own
+                    texts = [f"she left {{j}}" for j in range({i * 30}, {i * 30 + 60})]
+                    texts += [f"he left {i} {{j}}" for j in range(5)]
+                    assert fairness_model.predict(texts) == ["1"] * 60 + ["0"] * 5
+                """
+            }
+        )
+    args = ("--fairness-cache-dir=cache", "-p", "no:cacheprovider", "-p", "no:randomly")
+    pytester.runpytest_subprocess("-n", "2", *args).assert_outcomes(passed=4)
+    log = (pytester.path / "calls.log").read_text().split("\n")
+    assert {line.split()[0] for line in log if line} == {"gw0", "gw1"}
+    (pytester.path / "calls.log").unlink()
+    pytester.runpytest_subprocess(*args).assert_outcomes(passed=4)  # every text on disk
+    assert not (pytester.path / "calls.log").exists()
