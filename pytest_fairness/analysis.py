@@ -967,6 +967,15 @@ def psa(
     (about `chunk_size` texts per chunk, scored in batches through the prediction cache)
     into a `PSAAccumulator`, so memory stays bounded by the chunk and the name count.
 
+    The whole run streams: a `Corpus`, a file path or an iterator of texts is anchored
+    lazily by `Corpus.iter_anchored` (only texts whose first pronoun is "her" or "his"
+    are parsed), nothing proportional to the corpus is kept unless `keep_scores`, and
+    the worst pairs are bounded heaps. Gender balancing stays exact (the same anchors as
+    `Corpus.anchored`): it reads the corpus twice, a cheap counting pass (no parse for
+    pronouns) then the scoring pass; a one-shot iterator of texts is copied to an
+    anonymous temporary file on the first pass so that it can be read again. A list of
+    texts or `Anchor`s is taken as it is (it is in memory already).
+
     `score_range` defaults to the model's (e.g. `as_model(f, score_range=(-1, 1))`);
     `thresholds` is the LabelDist grid (default 5%, ..., 95% of the range, plus the run's
     threshold); `keep_scores=True` keeps every score so `label_dist` takes any threshold.

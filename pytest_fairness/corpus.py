@@ -7,7 +7,9 @@ each pass and nothing is loaded whole, so a corpus of millions of lines is fine.
 `Corpus.sample` draws a seeded reservoir sample; `Corpus.anchored` finds the PSA anchors
 (psa, sections 2 and 2.2): sentences of at most 50 words with an English third-person
 singular pronoun, balanced between female and male pronouns, or (kind="person") with a
-person name or person noun. spaCy is loaded through `pytest_fairness.nlp` on first use.
+person name or person noun. `Corpus.iter_anchored` streams the same anchors in bounded
+memory (two passes when balancing genders). spaCy is loaded through
+`pytest_fairness.nlp` on first use.
 """
 
 from __future__ import annotations
@@ -208,9 +210,14 @@ class Corpus:
         rounded down).
 
         `nlp` names the spaCy pipeline (default: the run's `--fairness-spacy-model`, else
-        the default English pipeline). Texts are parsed with `nlp.pipe` in batches of
-        `batch_size`, with unused components disabled; for pronouns a regex skips texts
-        without a candidate before parsing.
+        the default English pipeline; it is loaded up front, so a wrong name fails
+        whatever the texts hold). For pronouns the first whole-word pronoun is found by a
+        regex, without a parse: its form gives the gender, and the role of he, she, him,
+        hers, himself and herself; only texts whose first pronoun is "her" or "his" are
+        parsed (`nlp.pipe` in batches of at most `batch_size`, with the tok2vec, tagger
+        and parser only), and `sentence_initial` of the others comes from the
+        punctuation (see `_unparsed_pronoun_anchor`). Person anchors parse every text
+        (NER and POS).
 
         The result is a list with a `report` attribute (`AnchorReport`) counting texts
         read, too long, without anchor and kept. No anchor at all raises
