@@ -308,3 +308,40 @@ def test_swap_is_an_involution_on_unambiguous_sentences(subject: str, verb: str,
     assert twice is not None
     assert twice.perturbed == text
     assert twice.from_words == once.to_words
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The actress smiled.", True),
+        ("SHE LEFT", True),
+        ("The farmers smiled at Bob.", False),
+        ("", False),
+    ],
+)
+def test_has_gendered_word(text: str, expected: bool, nlp: Any) -> None:
+    from pytest_fairness.perturb.gender import has_gendered_word
+
+    assert has_gendered_word(nlp(text)) is expected
+
+
+def test_batch_swaps_skip_the_entity_recogniser_unless_names_are_swapped(nlp: Any) -> None:
+    texts = ["James said he would come.", "The farmers left."]
+    seen: list[list[str]] = []
+
+    class Recording:
+        pipe_names = nlp.pipe_names
+
+        def pipe(self, items: list[str], **kwargs: Any) -> Any:
+            seen.append(list(kwargs.get("disable", [])))
+            return nlp.pipe(items, **kwargs)
+
+    plain = perturb.gender_swaps(texts, nlp=Recording())
+    named = perturb.gender_swaps(texts, nlp=Recording(), swap_names=True)
+    assert seen == ([["ner"], []] if "ner" in nlp.pipe_names else [[], []])
+    assert plain == [perturb.swap_doc(doc) for doc in nlp.pipe(texts)]  # as the full parse
+    assert plain[0] is not None
+    assert plain[0].perturbed == "James said she would come."
+    assert named[0] is not None
+    assert named[0].perturbed.startswith("Mary said she")
+    assert plain[1] is None

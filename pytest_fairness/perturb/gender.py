@@ -146,25 +146,22 @@ def gendered_words() -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=1)
-def _gendered_hashes() -> Any:
+def _gendered_hashes() -> frozenset[int]:
     import importlib
 
-    import numpy as np
-
     hash_string: Any = importlib.import_module("spacy.strings").hash_string
-    return np.array(sorted(hash_string(w) for w in gendered_words()), dtype=np.uint64)
+    return frozenset(int(hash_string(w)) for w in gendered_words())
 
 
 def has_gendered_word(doc: Any) -> bool:
     """Whether the spaCy `doc` holds a word of `gendered_words` (any case), the words a
     swap without names can change. Read from the token array (``doc.to_array``): most
     sentences have none, and walking a Doc token by token costs more than this test."""
-    import numpy as np
     from spacy.attrs import LOWER
 
     if len(doc) == 0:
         return False
-    return bool(np.isin(doc.to_array([LOWER]), _gendered_hashes()).any())
+    return not _gendered_hashes().isdisjoint(doc.to_array(LOWER).tolist())
 
 
 def gender_of_word(word: str) -> str | None:
