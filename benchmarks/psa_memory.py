@@ -4,7 +4,8 @@ Measures `pytest_fairness.psa` (psa, section 2: pronoun anchors balanced by gend
 replaced by 20 names, ScoreSens / ScoreDev / ScoreRange / LabelDist in running sums) with a
 cheap model (a hashed bag-of-words logistic scorer in numpy, wrapped by `as_model`) over
 corpora of 10,000, 100,000 and 1,000,000 sentences. Each corpus is a ``.txt`` file made by
-cycling over the 20,000 real OANC sentences of `_sentences.py`, each line ending in its
+cycling over the 20,000 real OANC sentences of `_sentences.py` (shuffled once with a fixed
+seed, so every size holds the same mix), each line ending in its
 line number (" [i]") so that repeats are new texts and the prediction cache does not make
 them free. Each size runs in a fresh subprocess, which reports its peak RSS
 (``resource.getrusage(RUSAGE_SELF).ru_maxrss``) and the time of the `psa` call (spaCy and
@@ -32,6 +33,7 @@ import cProfile
 import itertools
 import json
 import pstats
+import random
 import resource
 import subprocess
 import sys
@@ -51,8 +53,14 @@ FEATURES = 1 << 16
 
 
 def write_corpus(path: Path, size: int) -> None:
-    """`size` lines cycling over the real sentences, each ending in its line number."""
+    """`size` lines cycling over the real sentences, each ending in its line number.
+
+    The sentences are shuffled (seed 0) first, so that the 10k corpus is a sample of the
+    whole OANC file, not its first half: every size then has the same mix of genres,
+    lengths and pronouns, and the per-sentence costs compare.
+    """
     sentences = real_sentences(AVAILABLE)
+    random.Random(0).shuffle(sentences)
     with path.open("w", encoding="utf-8") as handle:
         for i, text in enumerate(itertools.islice(itertools.cycle(sentences), size)):
             handle.write(f"{text} [{i}]\n")
