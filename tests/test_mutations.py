@@ -193,3 +193,21 @@ def test_fuzz_mutations_many_never_crash(nlp: Any, texts: list[str]) -> None:
     assert len(results) == len(texts)
     for text, found in zip(texts, results, strict=True):
         check(found, text)
+
+
+def test_mutations_match_the_full_parse_without_the_entity_recogniser(nlp: Any) -> None:
+    seen: list[list[str]] = []
+
+    class Recording:
+        pipe_names = nlp.pipe_names
+
+        def pipe(self, items: list[str], **kwargs: Any) -> Any:
+            seen.append(list(kwargs.get("disable", [])))
+            return nlp.pipe(items, **kwargs)
+
+    lean = mutations_many(SENTENCES, "gender", nlp=Recording())
+    assert seen == ([["ner"]] if "ner" in nlp.pipe_names else [[]])
+    mutator = Mutator("gender")
+    full = [mutator.mutate_doc(doc) for doc in nlp.pipe(SENTENCES)]  # every component
+    assert lean == full
+    assert any(lean)
