@@ -464,7 +464,12 @@ def gender_swaps(
     swap_names: bool | Mapping[str, str] = False,
     batch_size: int = 256,
 ) -> list[Perturbation | None]:
-    """`gender_swap` of many texts, parsed in batches with ``nlp.pipe``; one item per text."""
+    """`gender_swap` of many texts, parsed in batches with ``nlp.pipe``; one item per text.
+
+    The entity recogniser is left out of the parse unless names are swapped (only first
+    names are read from entities), and a sentence without a gendered word is answered
+    None without walking its tokens (`has_gendered_word`).
+    """
     _check_target(target)
     pairs = _name_pairs(swap_names) if target == "opposite" else {}
     pipeline = _resolve_nlp(nlp)

@@ -12,7 +12,8 @@ filter by fluency (line 9). This module puts the pieces together:
   fluency-filtered when a `FluencyScorer` is given. |S| is the k of (eps, k)-fairness
   (mt-nlp section 3.1).
 - `mutations_many(texts, attribute)`: the same for many texts: parsed with
-  ``nlp.pipe`` in batches, each Doc shared by the analogy, active and gender-swap
+  ``nlp.pipe`` in batches without the entity recogniser (nothing here reads entities;
+  `pytest_fairness.nlp.disabled`), each Doc shared by the analogy, active and gender-swap
   mutators; the knowledge graph is asked once per distinct lemma for the whole batch
   (`is_person_many`), the analogy search runs once per distinct person lemma, and the
   fluency model scores all texts of a batch together.
