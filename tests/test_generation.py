@@ -25,6 +25,7 @@ from pytest_fairness.metrics.generation import (
     TextGenerator,
     generation_bias,
     hf_generator,
+    rescore,
 )
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
@@ -381,3 +382,113 @@ def test_unfinished_sentences_are_cut(tiny_gpt2: tuple[Any, Any]) -> None:
         hf_generator(tiny_gpt2[0])
     with pytest.raises(ConfigurationError, match="temperature"):
         hf_generator(tiny_gpt2, temperature=0.0)
+
+
+def test_generate_many_matches_one_call_per_prompt(tiny_gpt2: tuple[Any, Any]) -> None:
+    generator = hf_generator(tiny_gpt2, max_new_tokens=6, trim_unfinished=False)
+    prompts = ["i am from italy", "i am from syria", "the good"]
+    many = generator.generate_many(prompts, 3, 5)
+    assert [len(x) for x in many] == [3, 3, 3]
+    # Same-length prompts share a batch without padding: exactly the single-prompt draws.
+    assert many[0] == generator(prompts[0], 3, 5)
+    assert many[1] == generator(prompts[1], 3, 5)
+    # The batch size does not change the draws (uniforms depend on seed, step, sample).
+    small = hf_generator(tiny_gpt2, max_new_tokens=6, trim_unfinished=False, batch_size=2)
+    assert small.generate_many(prompts[:2], 3, 5) == many[:2]
+    assert generator.generate_many([], 3, 5) == []
+    with pytest.raises(ConfigurationError, match="list of strings"):
+        generator.generate_many("i am", 3, 5)
+
+
+def test_common_random_numbers_couple_identical_distributions() -> None:
+    """Two rows with the same next-token distribution and the same sample index pick the
+    same token; different sample indices draw different uniforms."""
+    torch = pytest.importorskip("torch")
+    from pytest_fairness.metrics.generation import _SeededSampler
+
+    probs = torch.tensor([0.1, 0.2, 0.3, 0.4])
+    rows = 4000
+    sampler = _SeededSampler(
+        torch.Generator().manual_seed(0),
+        rows // 2,
+        torch.arange(rows) % (rows // 2),  # rows r and r + 2000 share sample index r
+        1.0,
+        None,
+        None,
+    )
+    out = sampler(torch.zeros((rows, 1), dtype=torch.long), probs.log().repeat(rows, 1))
+    assert torch.isfinite(out).sum().item() == rows  # one possible token per row
+    chosen = out.argmax(dim=-1)
+    assert torch.equal(chosen[: rows // 2], chosen[rows // 2 :])
+    # Inverse-CDF draws follow the distribution (2000 draws: within 0.03).
+    freq = torch.bincount(chosen[: rows // 2], minlength=4).double() / (rows // 2)
+    assert torch.allclose(freq, probs.double(), atol=0.03)
+
+
+def test_generation_bias_batches_fills_through_generate_many() -> None:
+    class Batching:
+        def __init__(self) -> None:
+            self.batches: list[tuple[tuple[str, ...], int, int]] = []
+
+        def __call__(self, prompt: str, n: int, seed: int) -> list[str]:
+            raise AssertionError("generate_many should be used")
+
+        def generate_many(self, prompts: Sequence[str], n: int, seed: int) -> list[list[str]]:
+            self.batches.append((tuple(prompts), n, seed))
+            return [["good" if "Italy" in p else "bad"] * n for p in prompts]
+
+    gen = Batching()
+    result = generation_bias(
+        gen,
+        GOOD_BAD,
+        ["I am from {term}.", "{term} is"],
+        ["Italy", "Syria"],
+        samples_per_prompt=2,
+        seed=4,
+    )
+    assert [b[0] for b in gen.batches] == [
+        ("I am from Italy.", "I am from Syria."),
+        ("Italy is", "Syria is"),
+    ]
+    assert result.individual_fairness == 1.0
+
+    class Broken(Batching):
+        def generate_many(self, prompts: Sequence[str], n: int, seed: int) -> list[list[str]]:
+            return [["good"] * n]  # one list for two prompts
+
+    with pytest.raises(ModelOutputError, match="one list of n continuations per prompt"):
+        generation_bias(Broken(), GOOD_BAD, ["{term} is"], ["Italy", "Syria"], samples_per_prompt=2)
+
+
+def test_rescore_and_describe_pair() -> None:
+    result = generation_bias(
+        CountryGenerator(),
+        GOOD_BAD,
+        ["I am from {term}."],
+        ["Italy", "Syria", "Chile"],
+        samples_per_prompt=4,
+        seed=7,
+    )
+    # A scorer on the (-1, 1) scale, as VADER's compound score: mapped to [0, 1] by as_model.
+    polar = pf.as_model(
+        lambda texts: [1.0 if "good" in t else -1.0 for t in texts],
+        output="score",
+        score_range=(-1.0, 1.0),
+    )
+    again = rescore(result, polar)
+    assert [p.scores for p in again.prompts] == [p.scores for p in result.prompts]
+    assert again.individual_fairness == pytest.approx(result.individual_fairness)
+    assert again.group_fairness == pytest.approx(result.group_fairness)
+    flipped = rescore(result, CountingSentimentScorer({"bad": 1.0, "good": -1.0}))
+    assert flipped.prompt(0, "Italy").scores == (0.0, 0.0, 0.0, 1.0)
+    assert flipped.individual_fairness == pytest.approx(result.individual_fairness)
+    text = result.describe_pair()
+    assert text.splitlines()[0] == (
+        "continuations of the pair 'Italy' / 'Syria' ('I am from {term}.'):"
+    )
+    assert "'I am from Italy.'  mean score 0.750" in text
+    assert "    1.00  a good day." in text
+    with pytest.raises(ConfigurationError, match="no prompt fills"):
+        result.prompt(0, "Peru")
+    with pytest.raises(ConfigurationError, match="GenerationBiasResult"):
+        rescore("not a result", GOOD_BAD)  # type: ignore[arg-type]

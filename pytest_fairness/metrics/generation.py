@@ -21,17 +21,20 @@ pooled scores and all scores), and demographic disparity at a threshold tau (the
 P(S > tau) between groups).
 
 The generator protocol: `generator(prompt, n, seed) -> list[str]` returns `n` sampled
-continuations of `prompt` (without the prompt), deterministically for a given seed.
+continuations of `prompt` (without the prompt), deterministically for a given seed. A
+generator may also have `generate_many(prompts, n, seed) -> list[list[str]]`, which
+`generation_bias` then calls once per template with all its fills (batching them).
 `hf_generator` builds one from a transformers causal language model.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -57,6 +60,7 @@ __all__ = [
     "TextGenerator",
     "generation_bias",
     "hf_generator",
+    "rescore",
 ]
 
 _SENTENCE_END = re.compile(r"[.!?](?:[\"')\]]*)|\n")
@@ -187,6 +191,41 @@ class GenerationBiasResult:
         """The template with the largest individual-fairness value (first on ties)."""
         return max(self.per_template, key=lambda t: t.individual_fairness)
 
+    def prompt(self, template_index: int, term: str) -> PromptSamples:
+        """The samples of `term` filled into template `template_index`."""
+        for p in self.prompts:
+            if p.template_index == template_index and p.term == term:
+                return p
+        raise ConfigurationError(
+            f"no prompt fills template {template_index} with {term!r}; terms: "
+            f"{sorted({p.term for p in self.prompts})}"
+        )
+
+    def describe_pair(
+        self,
+        template_index: int | None = None,
+        pair: tuple[str, str] | None = None,
+        *,
+        width: int = 90,
+    ) -> str:
+        """The continuations behind one counterfactual pair, as text for a failure message
+        (section 3, Table 1 shows such samples): each prompt with its mean score, then its
+        continuations with their scores, most extreme first. Default: the worst pair of the
+        worst template."""
+        t = self.worst_template if template_index is None else self.per_template[template_index]
+        terms = t.worst_pair if pair is None else pair
+        lines = [f"continuations of the pair {terms[0]!r} / {terms[1]!r} ({t.template!r}):"]
+        for term in terms:
+            p = self.prompt(t.index, term)
+            lines.append(f"  {p.prompt!r}  mean score {p.mean_score:.3f}")
+            order = sorted(range(len(p.scores)), key=lambda i: abs(p.scores[i] - 0.5), reverse=True)
+            for i in order:
+                text = " ".join(p.continuations[i].split()) or "(empty)"
+                if len(text) > width:
+                    text = text[: width - 3] + "..."
+                lines.append(f"    {p.scores[i]:.2f}  {text}")
+        return "\n".join(lines)
+
     def scores_by_group(self) -> dict[str, FloatArray]:
         """All scores of each group, pooled over templates and terms."""
         out: dict[str, list[float]] = {g.group: [] for g in self.per_group}
@@ -276,7 +315,7 @@ def generation_bias(
         for group, terms in group_map.items():
             for term in terms:
                 fills.append((m, template, group, term, fill(template, term, group), template_seed))
-    samples = [_sample(generator, prompt, n, s) for *_, prompt, s in fills]
+    samples = _sample_all(generator, [(prompt, s) for *_, prompt, s in fills], n)
     flat = [text for continuation in samples for text in continuation]
     scores = _scores(model, flat)
 
@@ -297,13 +336,45 @@ def generation_bias(
             )
         )
 
-    per_template = [
-        _template_bias(m, template.text, [p for p in prompts if p.template_index == m], tau)
-        for m, template in enumerate(items)
+    return _summarise(attr, prompts, list(group_map), tau, n, run_seed)
+
+
+def rescore(result: GenerationBiasResult, scorer: object) -> GenerationBiasResult:
+    """The same continuations scored by another sentiment classifier, with every metric
+    recomputed (counterfactual-sentiment-bias, section 5.3: each fairness metric is
+    evaluated with the sentiment API and with the counting-based scorer). No generation."""
+    if not isinstance(result, GenerationBiasResult):
+        raise ConfigurationError(
+            f"rescore needs a GenerationBiasResult from generation_bias, got "
+            f"{type(result).__name__}"
+        )
+    model = scorer if isinstance(scorer, TextModel) else as_model(scorer)
+    flat = [text for p in result.prompts for text in p.continuations]
+    scores = _scores(model, flat)
+    n = result.samples_per_prompt
+    prompts = [
+        replace(p, scores=tuple(float(x) for x in scores[i * n : (i + 1) * n]))
+        for i, p in enumerate(result.prompts)
     ]
-    pooled = {
-        g: np.asarray([x for p in prompts if p.group == g for x in p.scores]) for g in group_map
-    }
+    groups = list(dict.fromkeys(p.group for p in prompts))
+    return _summarise(result.attribute, prompts, groups, result.threshold, n, result.seed)
+
+
+def _summarise(
+    attr: str,
+    prompts: list[PromptSamples],
+    groups: list[str],
+    tau: float,
+    n: int,
+    run_seed: int,
+) -> GenerationBiasResult:
+    """Eqs. 3 and 4 and demographic disparity over scored prompts."""
+    templates = dict.fromkeys((p.template_index, p.template) for p in prompts)
+    per_template = [
+        _template_bias(m, text, [p for p in prompts if p.template_index == m], tau)
+        for m, text in templates
+    ]
+    pooled = {g: np.asarray([x for p in prompts if p.group == g for x in p.scores]) for g in groups}
     group_result = total_group_fairness(pooled)
     worst_gap, worst_groups = -1.0, ("", "")
     for a, b in combinations(pooled, 2):
@@ -318,7 +389,7 @@ def generation_bias(
             positive_rate=float(np.mean(pooled[g] > tau)),
             distance_to_all=group_result.per_group[g],
         )
-        for g in group_map
+        for g in groups
     )
     return GenerationBiasResult(
         attribute=attr,
@@ -384,15 +455,48 @@ def _template_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
 
 
-def _sample(generator: TextGenerator, prompt: str, n: int, seed: int) -> list[str]:
+def _sample_all(
+    generator: TextGenerator, prompts: list[tuple[str, int]], n: int
+) -> list[list[str]]:
+    """The continuations of every (prompt, seed): through the generator's
+    `generate_many(prompts, n, seed)` for the prompts that share a seed when it has one
+    (`HFGenerator` batches them), else one call per prompt."""
+    many = getattr(generator, "generate_many", None)
+    if not callable(many):
+        return [_sample(generator, prompt, n, s) for prompt, s in prompts]
+    by_seed: dict[int, list[int]] = {}
+    for k, (_, s) in enumerate(prompts):
+        by_seed.setdefault(s, []).append(k)
+    out: list[list[str]] = [[] for _ in prompts]
+    for s, indices in by_seed.items():
+        texts = [prompts[k][0] for k in indices]
+        got = _call(functools.partial(many, texts, n, s), texts[0] if len(texts) == 1 else texts)
+        if isinstance(got, str) or not isinstance(got, Sequence) or len(got) != len(texts):
+            raise ModelOutputError(
+                f"the generator's generate_many returned {type(got).__name__} for "
+                f"{len(texts)} prompts; it must return one list of n continuations per prompt"
+            )
+        for k, prompt, items in zip(indices, texts, got, strict=True):
+            out[k] = _check_samples(items, prompt, n)
+    return out
+
+
+def _call(run: Any, prompt: object) -> Any:
     try:
-        out = generator(prompt, n, seed)
+        return run()
     except ConfigurationError:
         raise
     except Exception as exc:
         raise ModelCallError(
-            f"the generator raised {type(exc).__name__}: {exc} on prompt {prompt!r}"
+            f"the generator raised {type(exc).__name__}: {exc} on prompt(s) {prompt!r}"
         ) from exc
+
+
+def _sample(generator: TextGenerator, prompt: str, n: int, seed: int) -> list[str]:
+    return _check_samples(_call(lambda: generator(prompt, n, seed), prompt), prompt, n)
+
+
+def _check_samples(out: object, prompt: str, n: int) -> list[str]:
     if isinstance(out, str) or not isinstance(out, Sequence):
         raise ModelOutputError(
             f"the generator returned {type(out).__name__} for prompt {prompt!r}; it must "
@@ -408,7 +512,14 @@ def _sample(generator: TextGenerator, prompt: str, n: int, seed: int) -> list[st
 
 
 def _scores(model: TextModel, texts: list[str]) -> FloatArray:
-    scores = np.asarray(model.score(texts), dtype=np.float64).reshape(-1)
+    """Sentiment in [0, 1]: the positive-class probability of a two-class model (for a
+    single-score model its score mapped from `score_range`, e.g. VADER's compound score
+    from (-1, 1)), else the model's `score`."""
+    if len(model.labels) == 2:
+        proba = np.asarray(model.predict_proba(texts), dtype=np.float64)
+        scores = proba[:, 1] if proba.ndim == 2 and proba.shape[1] == 2 else proba.reshape(-1)
+    else:
+        scores = np.asarray(model.score(texts), dtype=np.float64).reshape(-1)
     if scores.shape[0] != len(texts):
         raise ModelOutputError(
             f"the scorer returned {scores.shape[0]} scores for {len(texts)} continuations"
@@ -453,7 +564,17 @@ def _template_bias(
 
 
 class HFGenerator:
-    """A `TextGenerator` over a transformers language model (see `hf_generator`)."""
+    """A `TextGenerator` over a transformers language model (see `hf_generator`).
+
+    Sampling couples counterfactual prompts (common random numbers): sample i of every
+    prompt called with the same seed draws its token at step t by inverting the CDF of the
+    next-token distribution at the same uniform number u[t, i]. Prompts that lead the model
+    to the same next-token distributions get the same continuations, and a difference in
+    the continuations comes from the prompts, not from the draw (counterfactual-sentiment-
+    bias, Appendix B: "we fix the random seed ... and only change the attribute"). The
+    uniforms depend on (seed, step, i) only, so the continuations do not depend on the batch
+    size nor on which prompts share a batch (up to float rounding of batched matmuls).
+    """
 
     def __init__(
         self,
@@ -486,38 +607,68 @@ class HFGenerator:
         return f"HFGenerator({type(self.model).__name__}, max_new_tokens={self.max_new_tokens})"
 
     def __call__(self, prompt: str, n: int, seed: int) -> list[str]:
-        """`n` continuations of `prompt`, sampled with a `torch.Generator` seeded with `seed`
-        (the same `seed`, `n` and batch size give the same continuations)."""
+        """`n` continuations of `prompt`, sampled with uniforms from a `torch.Generator`
+        seeded with `seed` (the same `seed` and `n` give the same continuations)."""
+        return self.generate_many([prompt], n, seed)[0]
+
+    def generate_many(self, prompts: Sequence[str], n: int, seed: int) -> list[list[str]]:
+        """`n` continuations of each prompt, all with the seed `seed`: the same as calling
+        the generator on each prompt, but the prompts share batches of `batch_size`
+        sequences (left-padded), which is several times faster on a CPU.
+        `generation_bias` calls it with all the fills of one template."""
         import torch
         from transformers import LogitsProcessorList
 
         count = check_positive_int(n, "n")
-        size = self.batch_size or min(count, recording.current_settings().batch_size)
+        texts = list(prompts)
+        if isinstance(prompts, str) or not all(isinstance(p, str) for p in texts):
+            raise ConfigurationError("prompts must be a list of strings")
+        if not texts:
+            return []
+        size = self.batch_size or min(
+            len(texts) * count, max(count, recording.current_settings().batch_size)
+        )
         device = _device(self.model)
-        encoded = self.tokenizer(prompt, return_tensors="pt")
-        input_ids = encoded["input_ids"].to(device)
-        if input_ids.shape[1] == 0:
-            raise ConfigurationError(f"the tokenizer gives no tokens for prompt {prompt!r}")
-        attention = encoded.get("attention_mask")
-        attention = torch.ones_like(input_ids) if attention is None else attention.to(device)
-        generator = torch.Generator(device=device).manual_seed(int(seed))
-        sampler = _SeededSampler(generator, self.temperature, self.top_k, self.top_p)
         config = self._config()
         encoder_decoder = bool(getattr(self.model.config, "is_encoder_decoder", False))
-        out: list[str] = []
+        encoded = [self._encode(p) for p in texts]
+        rows = [(j, i) for j in range(len(texts)) for i in range(count)]
+        out: list[list[str]] = [[] for _ in texts]
         with torch.no_grad(), _eval_mode(self.model):
-            for start in range(0, count, size):
-                k = min(size, count - start)
+            for start in range(0, len(rows), size):
+                chunk = rows[start : start + size]
+                input_ids, attention = _pad(
+                    [encoded[j] for j, _ in chunk], int(config.pad_token_id), encoder_decoder
+                )
+                sampler = _SeededSampler(
+                    torch.Generator(device="cpu").manual_seed(int(seed)),
+                    count,
+                    torch.tensor([i for _, i in chunk], dtype=torch.long),
+                    self.temperature,
+                    self.top_k,
+                    self.top_p,
+                )
                 generated = self.model.generate(
-                    input_ids=input_ids.repeat(k, 1),
-                    attention_mask=attention.repeat(k, 1),
+                    input_ids=input_ids.to(device),
+                    attention_mask=attention.to(device),
                     generation_config=config,
                     logits_processor=LogitsProcessorList([sampler]),
                 )
                 new = generated if encoder_decoder else generated[:, input_ids.shape[1] :]
-                texts = self.tokenizer.batch_decode(new, skip_special_tokens=True)
-                out.extend(self._finish(t) for t in texts)
+                decoded = self.tokenizer.batch_decode(new, skip_special_tokens=True)
+                for (j, _), text in zip(chunk, decoded, strict=True):
+                    out[j].append(self._finish(text))
         return out
+
+    def _encode(self, prompt: str) -> list[int]:
+        ids = self.tokenizer(prompt)["input_ids"]
+        if hasattr(ids, "tolist"):
+            ids = ids.tolist()
+        if ids and isinstance(ids[0], list):  # a batch of one
+            ids = ids[0]
+        if not ids:
+            raise ConfigurationError(f"the tokenizer gives no tokens for prompt {prompt!r}")
+        return [int(i) for i in ids]
 
     def _config(self) -> Any:
         config = copy.deepcopy(self.model.generation_config)
@@ -531,6 +682,10 @@ class HFGenerator:
         if config.pad_token_id is None:
             pad = getattr(self.tokenizer, "pad_token_id", None)
             config.pad_token_id = pad if pad is not None else config.eos_token_id
+        if config.pad_token_id is None:
+            config.pad_token_id = 0  # only fills padding positions, masked out
+        if isinstance(config.pad_token_id, list):
+            config.pad_token_id = config.pad_token_id[0]
         return config
 
     def _finish(self, text: str) -> str:
@@ -543,19 +698,42 @@ class HFGenerator:
         return text.strip()
 
 
+def _pad(rows: list[list[int]], pad_id: int, right: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token-id rows padded to one length with an attention mask: on the left for a
+    decoder-only model (generation continues at the right end), on the right for an
+    encoder-decoder one."""
+    import torch
+
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for k, row in enumerate(rows):
+        span = slice(0, len(row)) if right else slice(width - len(row), width)
+        ids[k, span] = torch.tensor(row, dtype=torch.long)
+        mask[k, span] = 1
+    return ids, mask
+
+
 class _SeededSampler:
-    """A logits processor that samples the next token with its own `torch.Generator`
+    """A logits processor that samples the next token by inverse CDF with its own uniforms
     (temperature, top-k, top-p) and leaves only that token possible, so greedy decoding
-    picks it: seeded sampling without the global random state."""
+    picks it: seeded sampling without the global random state.
+
+    At every step it draws `n` uniforms from `generator`; row r uses the one of its sample
+    index `sample_ids[r]` (common random numbers across prompts, see `HFGenerator`)."""
 
     def __init__(
         self,
         generator: torch.Generator,
+        n: int,
+        sample_ids: torch.Tensor,
         temperature: float,
         top_k: int | None,
         top_p: float | None,
     ) -> None:
         self.generator = generator
+        self.n = n
+        self.sample_ids = sample_ids
         self.temperature = temperature
         self.top_k = top_k
         self.top_p = top_p
@@ -573,8 +751,15 @@ class _SeededSampler:
             drop = cumulative - ordered.softmax(dim=-1) >= self.top_p  # keeps the first
             mask = torch.zeros_like(drop).scatter(1, order, drop)
             logits = logits.masked_fill(mask, float("-inf"))
+        cdf = logits.softmax(dim=-1).double().cumsum(dim=-1)
+        uniforms = torch.rand(self.n, generator=self.generator, dtype=torch.float64)
+        u = uniforms[self.sample_ids].to(cdf.device).unsqueeze(-1) * cdf[:, -1:]
+        picked = torch.searchsorted(cdf, u, right=True).clamp(max=cdf.shape[-1] - 1)
+        # a token of probability 0 is never picked: step forward to the next possible one
         probs = logits.softmax(dim=-1)
-        picked = torch.multinomial(probs, 1, generator=self.generator)
+        picked = torch.where(
+            probs.gather(1, picked) > 0, picked, (probs > 0).long().argmax(dim=-1, keepdim=True)
+        )
         out = torch.full_like(scores, float("-inf"))
         return out.scatter(1, picked, 0.0)
 
@@ -595,10 +780,12 @@ def hf_generator(
     at temperature 1.0, unfinished sentences removed).
 
     `model` is a text-generation pipeline, a `(model, tokenizer)` pair, or a model with
-    `tokenizer=`. Each call `generator(prompt, n, seed)` samples `n` continuations in
-    batches of `batch_size` (default: `n`, at most the run's batch size) with a
-    `torch.Generator` seeded with `seed` (no global random state), the model in eval mode
-    on its device; `temperature`, `top_k`, `top_p` shape the sampling distribution (the
+    `tokenizer=`. Each call `generator(prompt, n, seed)` samples `n` continuations, and
+    `generator.generate_many(prompts, n, seed)` those of several prompts, in batches of
+    `batch_size` sequences (default: the run's batch size, at least `n`) with uniforms
+    from a `torch.Generator` seeded with `seed` (no global random state; sample i of
+    every prompt uses the same uniforms, see `HFGenerator`), the model in eval mode on its
+    device; `temperature`, `top_k`, `top_p` shape the sampling distribution (the
     paper samples the full distribution at temperature 1). `trim_unfinished` cuts each
     continuation after its last sentence end (".", "!", "?", a new line); one without a
     sentence end is kept whole. transformers is imported on the first call.
