@@ -69,7 +69,7 @@ def write_corpus(path: Path, size: int) -> None:
             handle.write(f"{text} [{i}]\n")
 
 
-def cheap_model() -> Any:
+def cheap_model(cache_size: int | None = None) -> Any:
     """A logistic scorer over hashed word counts: numpy only, microseconds per text."""
     import numpy as np
 
@@ -84,16 +84,16 @@ def cheap_model() -> Any:
             out[k] = weights[index].sum()
         return list(1.0 / (1.0 + np.exp(-out)))
 
-    return pf.as_model(score)
+    return pf.as_model(score, cache_size=cache_size)
 
 
-def child(path: Path, size: int, profile: bool) -> dict[str, Any]:
+def child(path: Path, size: int, profile: bool, cache_size: int | None) -> dict[str, Any]:
     """One size in this process: load and warm up, then time `psa` over the file."""
     import pytest_fairness as pf
     from pytest_fairness import nlp
 
     nlp.load()("She said his name.").has_annotation("DEP")  # load and warm up spaCy
-    model = cheap_model()
+    model = cheap_model(cache_size)
     names = pf.names.popular("en", n=NAME_COUNT)
     pf.psa(model, ["She left.", "He said it was his."], names)  # warm up every path
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -119,13 +119,17 @@ def child(path: Path, size: int, profile: bool) -> dict[str, Any]:
     }
 
 
-def run_size(folder: Path, size: int, profile: bool = False) -> dict[str, Any]:
+def run_size(
+    folder: Path, size: int, profile: bool = False, cache_size: int | None = None
+) -> dict[str, Any]:
     path = folder / f"corpus_{size}.txt"
     if not path.exists():
         write_corpus(path, size)
     command = [sys.executable, __file__, "--child", str(path), "--size", str(size)]
     if profile:
         command.append("--child-profile")
+    if cache_size is not None:
+        command += ["--cache-size", str(cache_size)]
     done = subprocess.run(command, check=True, capture_output=True, text=True)
     if profile:
         print(done.stderr)
@@ -141,18 +145,20 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="sizes 2000 and 10000 (< 1 min)")
     parser.add_argument("--profile", type=int, default=None, metavar="SIZE",
                         help="cProfile one run of SIZE sentences and print the top functions")
+    parser.add_argument("--cache-size", type=int, default=None,
+                        help="the model's prediction cache bound (default: the plugin's)")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
     parser.add_argument("--child", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--child-profile", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
-        print(json.dumps(child(args.child, args.size, args.child_profile)))
+        print(json.dumps(child(args.child, args.size, args.child_profile, args.cache_size)))
         return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         if args.profile is not None:
-            run_size(folder, args.profile, profile=True)
+            run_size(folder, args.profile, profile=True, cache_size=args.cache_size)
             return
         sizes = sorted(set([2_000, 10_000] if args.quick else args.sizes))
         rows: list[dict[str, Any]] = []
@@ -162,7 +168,7 @@ def main() -> None:
                 guess = last["seconds"] / last["size"] * size
                 print(f"expected time for {size:,} sentences: about {guess / 60:.1f} min "
                       f"(from the {last['size']:,} run)", flush=True)
-            rows.append(run_size(folder, size))
+            rows.append(run_size(folder, size, cache_size=args.cache_size))
             row = rows[-1]
             print(f"{size:>10,} sentences: {row['seconds']:8.1f} s, "
                   f"{row['seconds'] / size * 1e6:7.1f} us/sentence, "
