@@ -75,6 +75,8 @@ def _load():
 
     # as load_minilm_sentiment() does, keeping the module and tokenizer to time them raw
     torch.set_num_threads(min(torch.get_num_threads(), os.cpu_count() or 1))
+    if os.environ.get("HYPOTHESIS_OVERHEAD_THREADS"):
+        torch.set_num_threads(int(os.environ["HYPOTHESIS_OVERHEAD_THREADS"]))
     module, tokenize = build_module()
     start = {}
 
@@ -175,7 +177,7 @@ def sentences(n: int) -> tuple[list[str], str]:
         return [line for line in lines if line.strip()], "examples/data/comments.txt"
 
 
-def run(max_examples: int, n_sentences: int) -> dict[str, object]:
+def run(max_examples: int, n_sentences: int, threads: int | None = None) -> dict[str, object]:
     """Generate the test suite, run it with pytest in a subprocess, compute the figures."""
     texts, source = sentences(n_sentences)
     with tempfile.TemporaryDirectory() as tmp:
@@ -194,6 +196,8 @@ def run(max_examples: int, n_sentences: int) -> dict[str, object]:
                    "-p", "no:cacheprovider", "-p", "no:randomly", "-W",
                    "ignore::pytest_fairness.FairnessWarning", "--fairness-progress=off",
                    "--rootdir", str(folder)]
+        if threads is not None:
+            env["HYPOTHESIS_OVERHEAD_THREADS"] = str(threads)
         done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
         if done.returncode != 0 or not out.exists():
             print(done.stdout[-4000:], done.stderr[-4000:], sep="\n")
@@ -231,11 +235,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--examples", type=int, help="max_examples (default 200; quick 30)")
     parser.add_argument("--sentences", type=int,
                         help="corpus size (default 5,000; quick 1,000)")
+    parser.add_argument("--threads", type=int,
+                        help="torch threads (default: as load_minilm_sentiment, all cores)")
     parser.add_argument("--json", type=Path, help="write the figures to this JSON file")
     args = parser.parse_args(argv)
     examples = args.examples or (30 if args.quick else 200)
     n_sentences = args.sentences or (1000 if args.quick else 5000)
-    figures = run(examples, n_sentences)
+    figures = run(examples, n_sentences, args.threads)
     width = max(len(key) for key in figures)
     for key, value in figures.items():
         print(f"{key:<{width}}  {value}")
