@@ -35,7 +35,7 @@ from .errors import ConfigurationError, MissingDependencyError
 from .metrics import label_invariance
 from .metrics.counterfactual import CounterfactualResult, counterfactual_fairness
 from .metrics.psa import PSAAccumulator, PSAResult, default_thresholds
-from .models import as_model
+from .models import ModelAdapter, as_model
 from .progress import progress
 from .recording import current_settings
 from .types import (
@@ -97,13 +97,10 @@ def coerce_model(model: object) -> TextModel:
 def output_kind(model: TextModel) -> str | None:
     """"score" for a single-score model, "proba" for class probabilities, None if unknown.
 
-    Read from the adapter's public `output_kind` when it has one (wrappers such as
-    `SmoothedModel` do), else from `as_model` adapters. Known once the model has scored a
-    text.
+    Read from the model's public `output_kind` (`as_model` adapters and wrappers such as
+    `SmoothedModel` have one). Known once the model has scored a text.
     """
     kind = getattr(model, "output_kind", None)
-    if kind is None:
-        kind = getattr(model, "_kind", None)  # ModelAdapter, until it exposes output_kind
     return kind if isinstance(kind, str) else None
 
 
@@ -111,8 +108,6 @@ def model_score_range(model: TextModel) -> tuple[float, float]:
     """The range of `model.score()`: the adapter's `score_range` (e.g. (-1, 1) for a
     sentiment polarity callable), (0, 1) for probability models and unknown models."""
     found = getattr(model, "score_range", None)
-    if found is None:
-        found = getattr(model, "_range", None)  # ModelAdapter, until it exposes score_range
     if isinstance(found, tuple) and len(found) == 2:
         return float(found[0]), float(found[1])
     return 0.0, 1.0
@@ -120,8 +115,6 @@ def model_score_range(model: TextModel) -> tuple[float, float]:
 
 def _own_threshold(model: TextModel) -> float | None:
     found = getattr(model, "threshold", None)
-    if found is None:
-        found = getattr(model, "_threshold", None)
     return float(found) if isinstance(found, (int, float)) else None
 
 
@@ -431,14 +424,23 @@ class Scores:
 def score_texts(model: TextModel, texts: Iterable[str], *, need_scores: bool = False) -> Scores:
     """Score every distinct text once, in batches, through the model's prediction cache.
 
-    Both `predict_proba` and `score` are read (the second from the cache). A model with
-    more than two classes and no `target` has no score: unless `need_scores`, its
-    largest probability stands in (`Scores.has_scores` is False).
+    An adapter from `as_model` gives probabilities and scores from one pass (`outputs`);
+    any other `TextModel` is asked for `predict_proba` and then `score`. A model with more
+    than two classes and no `target` has no score: unless `need_scores`, its largest
+    probability stands in (`Scores.has_scores` is False).
     """
     unique = tuple(dict.fromkeys(texts))
     if not unique:
         return Scores((), np.zeros((0, 0)), np.zeros(0), {})
     index = {t: i for i, t in enumerate(unique)}
+    if isinstance(model, ModelAdapter):
+        raw_proba, raw_scores = model.outputs(list(unique))
+        proba = np.asarray(raw_proba, dtype=np.float64)
+        if raw_scores is None:
+            if need_scores or proba.shape[1] <= 2:
+                model.score(list(unique[:1]))  # raises the adapter's own explanation
+            return Scores(unique, proba, np.nanmax(proba, axis=1), index, has_scores=False)
+        return Scores(unique, proba, np.asarray(raw_scores, dtype=np.float64), index)
     proba = np.asarray(model.predict_proba(list(unique)), dtype=np.float64)
     try:
         scores = np.asarray(model.score(list(unique)), dtype=np.float64)

@@ -179,6 +179,22 @@ class ModelAdapter:
         return ()
 
     @property
+    def output_kind(self) -> Kind | None:
+        """"score" (one score per text) or "proba" (class probabilities); None until the
+        first prediction shows it, for a callable read with `output="auto"`."""
+        return self._kind
+
+    @property
+    def score_range(self) -> tuple[float, float]:
+        """The range of `score()`: `score_range=` for a single-score model, else (0, 1)."""
+        return self._range
+
+    @property
+    def threshold(self) -> float | None:
+        """The decision threshold given to `as_model`, or None (the run's setting)."""
+        return self._threshold
+
+    @property
     def stats(self) -> ModelStats:
         """Counters of requests, cache hits, model calls, retries, skipped/truncated texts."""
         with self._lock:
@@ -197,16 +213,34 @@ class ModelAdapter:
         A single-score model gives `[1 - p, p]`, p its score mapped from `score_range`
         to [0, 1].
         """
+        return self._proba_of(*self._rows(texts))
+
+    def score(self, texts: Sequence[str]) -> FloatArray:
+        """Shape (n,): a single-score model's score as it returned it; otherwise the
+        probability of the `target` class (default: index 1 of a binary model)."""
+        return self._score_of(*self._rows(texts))
+
+    def outputs(self, texts: Sequence[str]) -> tuple[FloatArray, FloatArray | None]:
+        """`(predict_proba(texts), score(texts))` from one pass over the model and cache.
+
+        The score is None where `score` would raise: a model with more than two classes
+        and no `target`. Metrics that need both call this, so a run with the cache off
+        still scores each text once.
+        """
         kind, rows = self._rows(texts)
+        try:
+            scores: FloatArray | None = self._score_of(kind, rows)
+        except ConfigurationError:
+            scores = None
+        return self._proba_of(kind, rows), scores
+
+    def _proba_of(self, kind: Kind | None, rows: FloatArray) -> FloatArray:
         if kind == "score":
             p = self._unit(rows[:, 0])
             return np.column_stack([1.0 - p, p])
         return rows
 
-    def score(self, texts: Sequence[str]) -> FloatArray:
-        """Shape (n,): a single-score model's score as it returned it; otherwise the
-        probability of the `target` class (default: index 1 of a binary model)."""
-        kind, rows = self._rows(texts)
+    def _score_of(self, kind: Kind | None, rows: FloatArray) -> FloatArray:
         if len(rows) == 0:
             return np.zeros(0)
         if kind == "score":

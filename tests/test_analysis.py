@@ -216,6 +216,20 @@ def test_psa_accepts_texts_and_anchors_and_scores_through_the_cache() -> None:
     assert model.stats.unique_scored == scored  # everything came from the cache
 
 
+def test_with_the_cache_off_each_text_reaches_the_model_once() -> None:
+    seen: list[str] = []
+
+    def counting(texts: list[str]) -> list[float]:
+        seen.extend(texts)
+        return planted(texts)
+
+    model = pf.as_model(counting, output="score", cache_size=0)
+    pf_psa(model, SENTENCES)
+    assert seen
+    assert len(seen) == len(set(seen))  # probabilities and scores come from one pass
+    assert model.stats.cache_hits == 0
+
+
 def test_psa_skips_reflexive_anchors() -> None:
     run = analysis.psa_run(planted, SENTENCES, NAMES, balance_gender=False, keep_anchors=True)
     assert run.n_without_perturbation == 1  # "Mary talked to herself": a reflexive anchor
