@@ -492,3 +492,29 @@ def test_rescore_and_describe_pair() -> None:
         result.prompt(0, "Peru")
     with pytest.raises(ConfigurationError, match="GenerationBiasResult"):
         rescore("not a result", GOOD_BAD)  # type: ignore[arg-type]
+
+
+def test_num_threads_applies_while_generating_only(tiny_gpt2: tuple[Any, Any]) -> None:
+    import torch
+
+    seen: list[int] = []
+    model = tiny_gpt2[0]
+    real_generate = model.generate
+
+    def generate(*args: Any, **kwargs: Any) -> Any:
+        seen.append(torch.get_num_threads())
+        return real_generate(*args, **kwargs)
+
+    before = torch.get_num_threads()
+    model.generate = generate
+    try:
+        one = hf_generator(tiny_gpt2, max_new_tokens=4, num_threads=1)
+        assert one("i am from italy", 2, 0) == hf_generator(tiny_gpt2, max_new_tokens=4)(
+            "i am from italy", 2, 0
+        )
+    finally:
+        del model.generate
+    assert seen[0] == 1
+    assert torch.get_num_threads() == before
+    with pytest.raises(ConfigurationError, match="num_threads"):
+        hf_generator(tiny_gpt2, num_threads=0)

@@ -587,6 +587,7 @@ class HFGenerator:
         top_p: float | None = None,
         batch_size: int | None = None,
         trim_unfinished: bool = True,
+        num_threads: int | None = None,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
@@ -602,6 +603,9 @@ class HFGenerator:
         self.top_p = top_p
         self.batch_size = batch_size
         self.trim_unfinished = trim_unfinished
+        self.num_threads = (
+            None if num_threads is None else check_positive_int(num_threads, "num_threads")
+        )
 
     def __repr__(self) -> str:
         return f"HFGenerator({type(self.model).__name__}, max_new_tokens={self.max_new_tokens})"
@@ -617,7 +621,6 @@ class HFGenerator:
         sequences (left-padded), which is several times faster on a CPU.
         `generation_bias` calls it with all the fills of one template."""
         import torch
-        from transformers import LogitsProcessorList
 
         count = check_positive_int(n, "n")
         texts = list(prompts)
@@ -628,12 +631,35 @@ class HFGenerator:
         size = self.batch_size or min(
             len(texts) * count, max(count, recording.current_settings().batch_size)
         )
-        device = _device(self.model)
         config = self._config()
-        encoder_decoder = bool(getattr(self.model.config, "is_encoder_decoder", False))
         encoded = [self._encode(p) for p in texts]
         rows = [(j, i) for j in range(len(texts)) for i in range(count)]
         out: list[list[str]] = [[] for _ in texts]
+        threads = torch.get_num_threads()
+        if self.num_threads is not None:
+            torch.set_num_threads(self.num_threads)
+        try:
+            self._generate(texts, encoded, rows, size, count, seed, config, out)
+        finally:
+            torch.set_num_threads(threads)
+        return out
+
+    def _generate(
+        self,
+        texts: list[str],
+        encoded: list[list[int]],
+        rows: list[tuple[int, int]],
+        size: int,
+        count: int,
+        seed: int,
+        config: Any,
+        out: list[list[str]],
+    ) -> None:
+        import torch
+        from transformers import LogitsProcessorList
+
+        device = _device(self.model)
+        encoder_decoder = bool(getattr(self.model.config, "is_encoder_decoder", False))
         with torch.no_grad(), _eval_mode(self.model):
             for start in range(0, len(rows), size):
                 chunk = rows[start : start + size]
@@ -658,7 +684,6 @@ class HFGenerator:
                 decoded = self.tokenizer.batch_decode(new, skip_special_tokens=True)
                 for (j, _), text in zip(chunk, decoded, strict=True):
                     out[j].append(self._finish(text))
-        return out
 
     def _encode(self, prompt: str) -> list[int]:
         ids = self.tokenizer(prompt)["input_ids"]
@@ -774,6 +799,7 @@ def hf_generator(
     top_p: float | None = None,
     batch_size: int | None = None,
     trim_unfinished: bool = True,
+    num_threads: int | None = None,
 ) -> HFGenerator:
     """A `TextGenerator` from a transformers language model, for `generation_bias`
     (counterfactual-sentiment-bias, Appendix B: sampled continuations of up to 50 tokens
@@ -788,7 +814,9 @@ def hf_generator(
     device; `temperature`, `top_k`, `top_p` shape the sampling distribution (the
     paper samples the full distribution at temperature 1). `trim_unfinished` cuts each
     continuation after its last sentence end (".", "!", "?", a new line); one without a
-    sentence end is kept whole. transformers is imported on the first call.
+    sentence end is kept whole. `num_threads` sets torch's CPU threads while generating
+    (restored after): on a CPU shared with other processes one thread can be many times
+    faster than two that wait for each other. transformers is imported on the first call.
     """
     if isinstance(model, tuple) and len(model) == 2 and tokenizer is None:
         model, tokenizer = model
@@ -820,4 +848,5 @@ def hf_generator(
         top_p=top_p,
         batch_size=batch_size,
         trim_unfinished=trim_unfinished,
+        num_threads=num_threads,
     )
