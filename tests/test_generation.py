@@ -479,6 +479,9 @@ def test_rescore_and_describe_pair() -> None:
     assert [p.scores for p in again.prompts] == [p.scores for p in result.prompts]
     assert again.individual_fairness == pytest.approx(result.individual_fairness)
     assert again.group_fairness == pytest.approx(result.group_fairness)
+    # Mapped from the declared range even when every score happens to lie in [0, 1].
+    mild = pf.as_model(lambda texts: [0.5] * len(texts), output="score", score_range=(-1, 1))
+    assert rescore(result, mild).prompt(0, "Italy").scores == (0.75,) * 4
     flipped = rescore(result, CountingSentimentScorer({"bad": 1.0, "good": -1.0}))
     assert flipped.prompt(0, "Italy").scores == (0.0, 0.0, 0.0, 1.0)
     assert flipped.individual_fairness == pytest.approx(result.individual_fairness)

@@ -512,14 +512,13 @@ def _check_samples(out: object, prompt: str, n: int) -> list[str]:
 
 
 def _scores(model: TextModel, texts: list[str]) -> FloatArray:
-    """Sentiment in [0, 1]: the positive-class probability of a two-class model (for a
-    single-score model its score mapped from `score_range`, e.g. VADER's compound score
-    from (-1, 1)), else the model's `score`."""
-    if len(model.labels) == 2:
-        proba = np.asarray(model.predict_proba(texts), dtype=np.float64)
-        scores = proba[:, 1] if proba.ndim == 2 and proba.shape[1] == 2 else proba.reshape(-1)
-    else:
-        scores = np.asarray(model.score(texts), dtype=np.float64).reshape(-1)
+    """Sentiment in [0, 1]: the model's score, mapped from its `score_range` when it
+    declares one other than (0, 1) (e.g. VADER's compound score from (-1, 1))."""
+    scores = np.asarray(model.score(texts), dtype=np.float64).reshape(-1)
+    span = getattr(model, "score_range", (0.0, 1.0))
+    if getattr(model, "output_kind", None) == "score" and tuple(span) != (0.0, 1.0):
+        lo, hi = (float(x) for x in span)
+        scores = (scores - lo) / (hi - lo)
     if scores.shape[0] != len(texts):
         raise ModelOutputError(
             f"the scorer returned {scores.shape[0]} scores for {len(texts)} continuations"
