@@ -42,7 +42,8 @@ main { padding: 4px 32px 40px; max-width: 1400px; }
 .badges { margin-top: 8px; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-weight: 600;
          font-size: 12px; margin-right: 6px; border: 1px solid currentColor; }
-.PASS { color: var(--pass); } .FAIL { color: var(--fail); } .WARN { color: var(--warn); }
+.PASS { color: var(--pass); } .FAIL { color: var(--fail); }
+.WARN, .XFAIL { color: var(--warn); }
 .regressed { color: var(--fail); font-weight: 600; } .improved { color: var(--pass); }
 table { border-collapse: collapse; width: 100%; margin: 4px 0 8px; }
 th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line);
@@ -276,7 +277,7 @@ def _summary_table(summary: Summary) -> list[str]:
             if m is None:
                 verdict = g.status
             else:
-                verdict = "PASS" if m.holds else ("WARN" if g.status == "WARN" else "FAIL")
+                verdict = "PASS" if m.holds else (g.status if g.status != "PASS" else "FAIL")
             row = '<tr class="first">' if i == 0 else "<tr>"
             if i == 0:
                 row += (f'<td class="node" rowspan="{span}">{escape(g.nodeid)}</td>'
@@ -426,7 +427,8 @@ def render(summary: Summary, *, created: str, figures: bool = True) -> str:
     t = summary.totals()
     badges = "".join(
         f'<span class="badge {status}">{t[key]} {key}</span>'
-        for key, status in (("failed", "FAIL"), ("warned", "WARN"), ("passed", "PASS"))
+        for key, status in (("failed", "FAIL"), ("warned", "WARN"), ("xfailed", "XFAIL"),
+                            ("passed", "PASS"))
         if t[key]
     )
     figs = _Figures(figures)

@@ -41,7 +41,7 @@ class _Style:
         return f"\x1b[{codes}m{text}{_RESET}"
 
     def status(self, text: str, status: str) -> str:
-        style = {"PASS": "green", "FAIL": "red", "WARN": "yellow"}.get(status)
+        style = {"PASS": "green", "FAIL": "red", "WARN": "yellow", "XFAIL": "yellow"}.get(status)
         return self(text, style, "bold") if style else text
 
 
@@ -170,8 +170,8 @@ def _table(summary: Summary, width: int, verbosity: int, style: _Style) -> list[
                 bound = _bound(m)
             result: str = g.status
             if not first and m is not None:
-                result = "ok" if m.holds else ("WARN" if g.status == "WARN" else "FAIL")
-            status = result if result in ("PASS", "FAIL", "WARN") else None
+                result = "ok" if m.holds else (g.status if g.status != "PASS" else "FAIL")
+            status = result if result in ("PASS", "FAIL", "WARN", "XFAIL") else None
             rows.append([
                 (g.nodeid if first else "", None),
                 (g.relation if first else "", None),
@@ -574,7 +574,8 @@ def _cluster_lines(c: dict[str, object], relative: bool, width: int,
 def _totals_line(summary: Summary, style: _Style) -> str:
     t = summary.totals()
     parts = []
-    for key, status in (("failed", "FAIL"), ("warned", "WARN"), ("passed", "PASS")):
+    for key, status in (("failed", "FAIL"), ("warned", "WARN"), ("xfailed", "XFAIL"),
+                        ("passed", "PASS")):
         if t[key]:
             parts.append(style.status(f"{t[key]} {key}", status))
     checks = f"{t['groups']} relation{'s' if t['groups'] != 1 else ''}"

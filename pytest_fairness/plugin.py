@@ -234,10 +234,18 @@ def pytest_runtest_makereport(
         hypothesis = bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False))
         example = falsifying_example(report.longreprtext) if hypothesis and report.failed else None
         report.__dict__[_REPORT_KEY] = RecordedTest.create(
-            item.nodeid, results, outcome=report.outcome, warn_only=settings.warn_only,
+            item.nodeid, results, outcome=_outcome(report), warn_only=settings.warn_only,
             hypothesis=hypothesis, falsifying_example=example,
         ).to_payload()
     return report
+
+
+def _outcome(report: pytest.TestReport) -> str:
+    """pytest's outcome, with expected failures told apart: "xfailed" for a test marked
+    xfail that failed, "xpassed" for one that passed anyway (non-strict)."""
+    if hasattr(report, "wasxfail"):
+        return "xfailed" if report.skipped else "xpassed"
+    return report.outcome
 
 
 class _Reporter:

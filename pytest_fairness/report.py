@@ -64,7 +64,7 @@ SCHEMA_VERSION = 1
 REPORT_KIND = "pytest-fairness-report"
 BASELINE_KIND = "pytest-fairness-baseline"
 
-Status = Literal["PASS", "FAIL", "WARN"]
+Status = Literal["PASS", "FAIL", "WARN", "XFAIL"]
 Op = Literal["<=", ">=", "<", ">"]
 _OPS: tuple[str, ...] = ("<=", ">=", "<", ">")
 
@@ -245,7 +245,8 @@ class RecordedTest:
 
     nodeid: str
     outcome: str = "passed"
-    """pytest's outcome of the test's call phase: passed, failed or skipped."""
+    """pytest's outcome of the test's call phase: passed, failed or skipped, or xfailed /
+    xpassed for a test marked `xfail`."""
     warn_only: bool = False
     """The test ran with warn-only in effect (option, ini key or marker)."""
     results: tuple[dict[str, Any], ...] = ()
@@ -604,6 +605,7 @@ class Summary:
             "passed": self.count("PASS"),
             "failed": self.count("FAIL"),
             "warned": self.count("WARN"),
+            "xfailed": self.count("XFAIL"),
             "inputs": sum(g.n_inputs for g in self.groups),
             "violations": self.n_violations,
             "distinct_violations": len(self.inputs),
@@ -673,7 +675,12 @@ def _merge_metrics(results: Sequence[Mapping[str, Any]]) -> tuple[MetricSummary,
 
 def _group(test: RecordedTest, relation: str, results: Sequence[dict[str, Any]]) -> Group:
     n_failed = sum(1 for r in results if not r["passed"])
-    status: Status = "PASS" if n_failed == 0 else ("WARN" if test.warn_only else "FAIL")
+    status: Status = (
+        "PASS" if n_failed == 0
+        else "XFAIL" if test.outcome == "xfailed"  # a known failure the test marks as expected
+        else "WARN" if test.warn_only
+        else "FAIL"
+    )
     last = results[-1]
     final_violation = None
     if last["violations"]:

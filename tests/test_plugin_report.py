@@ -146,6 +146,45 @@ def test_summary_of_a_run_that_passes_fails_and_warns(pytester: pytest.Pytester)
     assert "test_not_a_fairness_test" not in result.stdout.str().split("fairness summary")[1]
 
 
+XFAIL_SUITE = '''
+import pytest
+from fairsample import check
+
+@pytest.mark.xfail(reason="known bias", strict=True)
+def test_known_bias():
+    check("label_invariance", 0.8, 0.1, violations=2)
+
+@pytest.mark.xfail(reason="fixed since", strict=False)
+def test_fixed_bias():
+    check("label_invariance", 0.05, 0.1)
+
+def test_real_failure():
+    check("score_sens", 0.3, 0.1, name="max |ScoreSens|")
+'''
+
+
+def test_an_expected_failure_is_xfail_in_the_summary_and_report(
+    pytester: pytest.Pytester,
+) -> None:
+    _project(pytester, XFAIL_SUITE)
+    result = pytester.runpytest("-p", "no:randomly", "--fairness-report=out")
+    result.assert_outcomes(failed=1, xfailed=1, xpassed=1)
+    result.stdout.fnmatch_lines([
+        "  test_suite.py::test_known_bias [[]label_invariance]",
+        "    max_shift*0.8*<= 0.1*XFAIL*2/10",
+        "  test_suite.py::test_real_failure [[]score_sens]",
+        "    max |ScoreSens|*0.3*<= 0.1*FAIL*",
+        "fairness: 3 relations in 3 tests: 1 failed, 1 xfailed, 1 passed; *",
+    ])
+    doc = _validate(pytester.path / "out" / "fairness.json")
+    assert (doc["totals"]["xfailed"], doc["totals"]["failed"]) == (1, 1)
+    status = {g["nodeid"].split("::")[1]: (g["status"], g["outcome"]) for g in doc["summary"]}
+    assert status == {"test_known_bias": ("XFAIL", "xfailed"),
+                      "test_fixed_bias": ("PASS", "xpassed"),
+                      "test_real_failure": ("FAIL", "failed")}
+    assert 'class="badge XFAIL">1 xfailed' in (pytester.path / "out" / "fairness.html").read_text()
+
+
 def test_no_summary_when_no_fairness_assertion_ran(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_plain():\n    assert True\n")
     result = pytester.runpytest()
