@@ -158,6 +158,9 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"--fairness-progress={mode!r}: choose one of "
                                 f"{', '.join(_PROGRESS_MODES)}")
     if hasattr(config, "workerinput"):  # an xdist worker: its output is not shown anywhere
+        from ._threads import share_cores
+
+        share_cores(int(config.workerinput.get("workercount", 1)))
         return
     sink = None if mode == "off" else _TerminalProgress(config, mode)
     config.stash[_PROGRESS_TOKEN] = _progress.set_sink(sink)

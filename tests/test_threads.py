@@ -1,0 +1,49 @@
+"""Each pytest-xdist worker gets its share of the cores, unless the user chose."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_fairness._threads import THREAD_VARIABLES, cores_per_worker, share_cores
+
+
+@pytest.mark.parametrize(
+    ("workers", "cores", "expected"),
+    [(1, 8, 8), (2, 8, 4), (3, 8, 2), (2, 2, 1), (4, 2, 1), (0, 2, 2)],
+)
+def test_cores_per_worker(workers: int, cores: int, expected: int) -> None:
+    assert cores_per_worker(workers, cores) == expected
+
+
+def test_share_cores_sets_every_thread_variable() -> None:
+    env: dict[str, str] = {}
+    share = share_cores(2, env)
+    assert share == cores_per_worker(2)
+    assert env == dict.fromkeys(THREAD_VARIABLES, str(share))
+
+
+def test_a_thread_count_the_user_set_is_left_alone() -> None:
+    env = {"OMP_NUM_THREADS": "3"}
+    assert share_cores(2, env) is None
+    assert env == {"OMP_NUM_THREADS": "3"}
+
+
+def test_xdist_workers_get_their_share(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("xdist")
+    pytester.makepyfile(
+        """
+        import os
+        from pathlib import Path
+
+        def test_threads():
+            assert os.environ.get("PYTEST_XDIST_WORKER")
+            Path("threads.txt").write_text(os.environ.get("OMP_NUM_THREADS", "unset"))
+        """
+    )
+    for name in THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    result = pytester.runpytest_subprocess("-n", "2", "-p", "xdist")
+    result.assert_outcomes(passed=1)
+    assert (pytester.path / "threads.txt").read_text() == str(cores_per_worker(2))
