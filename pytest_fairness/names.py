@@ -315,7 +315,15 @@ def _interleave(first: Sequence[str], second: Sequence[str]) -> Iterator[str]:
 def _balanced(
     female: Sequence[str], male: Sequence[str], n: int | None, do_clean: bool
 ) -> list[str]:
-    """Female and male names alternately (F, M, F, M, ...): n//2 male, the rest female."""
+    """Female and male names alternately (F, M, F, M, ...): n//2 male, the rest female.
+
+    A name on both lists (Krishna is on India's female and male lists) is left out of
+    both: its gender group would be ambiguous, and PSA needs each name once.
+    """
+    shared = set(female) & set(male)
+    if shared:
+        female = [name for name in female if name not in shared]
+        male = [name for name in male if name not in shared]
     if n is None:
         return list(_interleave(_take(female, None, do_clean=do_clean),
                                 _take(male, None, do_clean=do_clean)))

@@ -111,6 +111,22 @@ def test_gender_of() -> None:
 
 
 @needs_checklist
+@pytest.mark.parametrize("country", ["India", "Nigeria", "Brazil", "United States"])
+def test_a_balanced_list_has_each_name_once_and_no_name_of_both_genders(country: str) -> None:
+    names = N.by_origin(country)
+    assert len(names) == len(set(names))
+    female = set(N.by_origin(country, gender="female"))
+    male = set(N.by_origin(country, gender="male"))
+    assert not set(names) & female & male
+
+
+def test_a_name_of_both_genders_is_left_out_of_the_balanced_list() -> None:
+    india = N.by_origin("India", gender="female")
+    assert "Krishna" in india
+    assert "Krishna" in N.by_origin("India", gender="male")
+    assert "Krishna" not in N.by_origin("India")
+
+
 def test_by_origin_reads_checklist_data() -> None:
     india = N.by_origin("India", n=10)
     assert len(india) == 10
