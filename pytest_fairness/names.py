@@ -31,9 +31,12 @@ pipeline reads it as something other than a name:
 
 The filter errs on the side of dropping (a few real names such as "Frank" or "Rose" go
 too; the lists are long). It needs spaCy and an English pipeline; the verdicts depend on
-the pipeline version and are cached per process. Names are judged lazily, only as many
-as a call needs, so ``popular(n=20)`` judges a few dozen names (well under a second) and
-only a call that asks for a whole list (``n=None``) judges thousands (some seconds).
+the pipeline version and are cached, per process and on disk (a JSON file per pipeline in
+the cache directory of `pytest_fairness.knowledge.cache_dir`), so the next run and every
+pytest-xdist worker read them back instead of parsing the names again. Names are judged
+lazily, only as many as a call needs, so ``popular(n=20)`` judges a few dozen names (well
+under a second) and only a call that asks for a whole list (``n=None``) judges thousands
+(some seconds, once).
 Pass ``clean=False`` for the raw lists without spaCy, and `clean()` to filter your own.
 
 Every list is deterministic: ranked by frequency (Census) or by the source's order
@@ -44,10 +47,14 @@ can pass your own list wherever pytest-fairness accepts names.
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.util
+import json
+import os
 import pickle
 import random
 import re
+import tempfile
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -197,6 +204,56 @@ def _tidy(names: Iterable[Any], latin_only: bool) -> list[str]:
 # --------------------------------------------------------------------------- cleaning
 
 _VERDICTS: dict[tuple[str, str], bool] = {}
+_LOADED: set[str] = set()
+
+
+def _verdict_file(key: str) -> Path:
+    """The on-disk verdicts of one pipeline: they depend on it and on the frames, so both
+    name the file (under `pytest_fairness.knowledge.cache_dir()`)."""
+    from .knowledge import cache_dir
+
+    rule = hashlib.sha256(repr((_FRAMES, sorted(_NON_NAME_ENTITIES))).encode()).hexdigest()
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", key)
+    return cache_dir() / "names" / f"verdicts-{safe}-{rule[:12]}.json"
+
+
+def _read_verdicts(path: Path) -> dict[str, bool]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # missing or damaged: the names are judged again
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, bool)}
+
+
+def _load_verdicts(key: str) -> None:
+    """Verdicts an earlier run stored, so a new process (an xdist worker, the next run)
+    does not parse the same names again."""
+    if key in _LOADED:
+        return
+    _LOADED.add(key)
+    for name, keep in _read_verdicts(_verdict_file(key)).items():
+        _VERDICTS.setdefault((key, name), keep)
+
+
+def _save_verdicts(key: str) -> None:
+    """Merge this process's verdicts into the file, atomically; a cache that cannot be
+    written only costs time."""
+    from .knowledge import file_lock
+
+    path = _verdict_file(key)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with file_lock(path.with_suffix(".lock")):
+            merged = _read_verdicts(path)
+            merged.update({name: keep for (k, name), keep in _VERDICTS.items() if k == key})
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(merged, handle, sort_keys=True)
+            os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def _pipeline_key(language: Any) -> str:
@@ -226,6 +283,7 @@ def _lexicon(key: str, language: Any) -> tuple[frozenset[str], frozenset[str]]:
 def _judge(names: Sequence[str], language: Any) -> None:
     """Compute and cache the keep/drop verdict of each of `names`."""
     key = _pipeline_key(language)
+    _load_verdicts(key)
     todo = list(dict.fromkeys(n for n in names if (key, n) not in _VERDICTS))
     if not todo:
         return
@@ -258,6 +316,7 @@ def _judge(names: Sequence[str], language: Any) -> None:
                 dated += 1
         majority = len(_FRAMES) // 2 + 1
         _VERDICTS[(key, name)] = not_proper < majority and dated < majority
+    _save_verdicts(key)
 
 
 def _take(candidates: Iterable[str], n: int | None, *, do_clean: bool) -> list[str]:

@@ -10,6 +10,7 @@ import pickle
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -196,3 +197,46 @@ def test_data_unpickler_refuses_anything_but_plain_containers() -> None:
     with pytest.raises(pickle.UnpicklingError, match=r"datetime\.date"):
         N._DataUnpickler(io.BytesIO(payload)).load()
     assert N._DataUnpickler(io.BytesIO(pickle.dumps({"a": [1, "b"]}))).load() == {"a": [1, "b"]}
+
+
+def test_verdicts_persist_so_a_new_process_parses_no_name_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_fairness import nlp
+
+    monkeypatch.setenv("PYTEST_FAIRNESS_CACHE", str(tmp_path))
+    monkeypatch.setattr(N, "_VERDICTS", {})
+    monkeypatch.setattr(N, "_LOADED", set())
+    words = ["Zebediah", "Yesterday", "Quentin", "Go"]
+    first = N.clean(words)
+    assert first == ["Zebediah", "Quentin"]
+    files = list((tmp_path / "names").glob("verdicts-*.json"))
+    assert len(files) == 1
+    assert json.loads(files[0].read_text()) == {
+        "Go": False, "Quentin": True, "Yesterday": False, "Zebediah": True}
+
+    # A "new process": empty memory; the pipeline must not be asked to parse anything.
+    monkeypatch.setattr(N, "_VERDICTS", {})
+    monkeypatch.setattr(N, "_LOADED", set())
+    language = nlp.load()
+
+    def no_parse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("names were parsed again")
+
+    monkeypatch.setattr(type(language), "pipe", no_parse)
+    assert N.clean(words) == first
+
+
+def test_a_damaged_verdict_file_is_judged_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTEST_FAIRNESS_CACHE", str(tmp_path))
+    monkeypatch.setattr(N, "_VERDICTS", {})
+    monkeypatch.setattr(N, "_LOADED", set())
+    N.clean(["Quentin"])
+    (path,) = (tmp_path / "names").glob("verdicts-*.json")
+    path.write_text("{not json")
+    monkeypatch.setattr(N, "_VERDICTS", {})
+    monkeypatch.setattr(N, "_LOADED", set())
+    assert N.clean(["Quentin", "Yesterday"]) == ["Quentin"]
+    assert json.loads(path.read_text()) == {"Quentin": True, "Yesterday": False}
