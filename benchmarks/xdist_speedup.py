@@ -20,8 +20,8 @@ each process (``ru_maxrss`` at session end): the single process of ``-n 0`` agai
 The eight tests are of similar size (2-4 s each at 2,000 sentences on 2 cores, 8-12 s at
 the default 6,000: the PSA tests use 120-150 names), since a suite of a few large and a
 few tiny tests is bounded by its largest ones whatever the number of workers. Each worker
-pays its own start-up (imports, the spaCy pipeline, name lists, the model: about 4 s of CPU
-here), so the speed-up grows with the suite: 1.34 at 2,000 sentences per test, 1.56 at
+pays its own start-up (imports, the spaCy pipeline, name lists, the model: about 3 s of CPU
+here), so the speed-up grows with the suite: 1.34 at 2,000 sentences per test, 1.56-1.60 at
 6,000 on the 2-core machine of the README. Beyond the OANC's 20,000 sentences the tests
 read Pang & Lee's review sentences from the same sdist.
 
