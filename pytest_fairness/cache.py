@@ -170,6 +170,7 @@ class DiskCache:
     def get_many(self, config: str, texts: Sequence[str]) -> dict[str, Row]:
         """Rows stored for `texts` under `config` (absent texts are left out)."""
         out: dict[str, Row] = {}
+        texts = [t for t in texts if _storable(t)]
         if not texts:
             return out
         with self._lock:
@@ -206,8 +207,9 @@ class DiskCache:
         return out
 
     def put(self, config: str, text: str, kind: Kind, row: FloatArray) -> None:
-        """Queue one row; written by `flush` (or once enough rows are queued)."""
-        if self._db is None:
+        """Queue one row; written by `flush` (or once enough rows are queued). A text SQLite
+        cannot store (a lone surrogate, as in cut-off emoji escapes) stays in memory only."""
+        if self._db is None or not _storable(text):
             return
         data = np.ascontiguousarray(row, dtype="<f8").tobytes()
         with self._lock:
@@ -302,6 +304,15 @@ def open_disk_cache(directory: str | Path, fingerprint: str) -> DiskCache:
             store = DiskCache(path)
             _OPEN[path] = store
         return store
+
+
+def _storable(text: str) -> bool:
+    """Whether SQLite can bind `text` (UTF-8 encodable: no lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def close_disk_caches() -> None:

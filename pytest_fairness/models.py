@@ -21,6 +21,7 @@ level: model types are recognised by duck typing and by the module their class l
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import random
@@ -341,7 +342,8 @@ class ModelAdapter:
             return None
         settings = recording.current_settings()
         directory = self._cache_dir or settings.cache_dir
-        if not directory or settings.no_cache or self._cache_size == 0:
+        size = self._cache_size if self._cache_size is not None else settings.cache_size
+        if not directory or settings.no_cache or size == 0:
             return None
         if self._store is None or self._store[0] != directory or self._store[1].closed:
             self._store = (directory, open_disk_cache(directory, self._fingerprint))
@@ -1156,8 +1158,10 @@ def as_model(
     model changes, e.g. `"toxicity-v3"` or a hash of the weights file) and a cache
     directory (`cache_dir=`, default the run's `--fairness-cache-dir`) predictions also
     persist between runs in a SQLite file per fingerprint (see `pytest_fairness.cache`),
-    keyed by the adapter options that affect outputs. A model without a fingerprint is
-    never persisted: nothing tells us when it changed.
+    keyed by the adapter options that affect outputs (a tokenizer by its source and
+    vocabulary size, a `length=` function by its code; change the fingerprint when anything
+    else the model depends on changes). A model without a fingerprint is never persisted:
+    nothing tells us when it changed.
 
     Every output is validated: a wrong shape, NaN/inf, probabilities outside [0, 1] or not
     summing to 1, or scores outside `score_range` raise `ModelOutputError`; a model that
@@ -1359,8 +1363,11 @@ def _check_remote(
 class _Ident:
     """An object in a cache key, compared by identity (a tokenizer, a length function).
 
-    In memory the key holds the object itself (so its id is never reused); on disk it is
-    written by its type name, the fingerprint standing for the object's contents.
+    In memory the key holds the object itself (so its id is never reused). On disk it is
+    written by what can be read of its contents: a function by its name and a digest of its
+    code (an edited body gives a new key), a Hugging Face tokenizer by its class, source
+    (`name_or_path`) and vocabulary size; anything else by its type only, so the model's
+    `fingerprint=` must change when such an object does.
     """
 
     __slots__ = ("obj",)
@@ -1375,9 +1382,39 @@ class _Ident:
         return id(self.obj)
 
     def __repr__(self) -> str:
-        kind = type(self.obj)
-        name = getattr(self.obj, "__qualname__", None) or kind.__qualname__
+        obj = self.obj
+        kind = type(obj)
+        name = getattr(obj, "__qualname__", None) or kind.__qualname__
+        code = getattr(obj, "__code__", None)
+        if code is not None:
+            module = getattr(obj, "__module__", kind.__module__)
+            return f"<{module}.{name} code={_code_digest(code)}>"
+        source = getattr(obj, "name_or_path", None)
+        if source is not None:
+            try:
+                size = len(obj)  # type: ignore[arg-type]
+            except TypeError:
+                size = None
+            return f"<{kind.__module__}.{name} source={source!r} vocab={size}>"
         return f"<{kind.__module__}.{name}>"
+
+
+def _code_digest(code: Any) -> str:
+    """A digest of a code object's bytecode, constants and names, nested functions included
+    (their `repr` would hold a memory address)."""
+    digest = hashlib.sha256()
+
+    def feed(c: Any) -> None:
+        digest.update(c.co_code)
+        digest.update(repr(c.co_names).encode())
+        for const in c.co_consts:
+            if hasattr(const, "co_code"):
+                feed(const)
+            else:
+                digest.update(repr(const).encode())
+
+    feed(code)
+    return digest.hexdigest()[:16]
 
 
 def _stable_config(config: Hashable) -> str:

@@ -144,6 +144,27 @@ def test_no_cache_also_turns_the_disk_off(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_cache_size_of_zero_for_the_run_also_turns_the_disk_off(tmp_path: Path) -> None:
+    settings = Settings(cache_dir=str(tmp_path), cache_size=0)
+    model = Recorder()
+    in_new_session(lambda: pf.as_model(model, fingerprint="fp").score(TEXTS), settings)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_text_sqlite_cannot_store_is_scored_and_kept_out_of_the_file(tmp_path: Path) -> None:
+    texts = ["fine text", "cut-off emoji \ud83d here"]
+    first, second = Recorder(), Recorder()
+    got = in_new_session(
+        lambda: pf.as_model(first, fingerprint="fp", cache_dir=tmp_path).score(texts)
+    )
+    close_disk_caches()  # flushes: must not raise
+    again = in_new_session(
+        lambda: pf.as_model(second, fingerprint="fp", cache_dir=tmp_path).score(texts)
+    )
+    np.testing.assert_array_equal(got, again)
+    assert second.calls == [["cut-off emoji \ud83d here"]]  # the good row came from disk
+
+
 @pytest.mark.parametrize("bad", ["", "   ", 3])
 def test_fingerprint_must_be_a_non_empty_string(bad: Any, tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match=r"fingerprint=.*non-empty string"):
@@ -385,3 +406,60 @@ def test_xdist_workers_fill_one_cache_file(pytester: pytest.Pytester) -> None:
     (pytester.path / "calls.log").unlink()
     pytester.runpytest_subprocess(*args).assert_outcomes(passed=4)  # every text on disk
     assert not (pytester.path / "calls.log").exists()
+
+
+def test_the_disk_key_reads_a_function_by_its_code() -> None:
+    from pytest_fairness.models import _Ident
+
+    def by_chars(t: str) -> int:
+        return len(t)
+
+    def by_words(t: str) -> int:
+        return len(t.split())
+
+    def make() -> Any:
+        return lambda t: len([w for w in t.split() if w])
+
+    assert repr(_Ident(by_chars)) == repr(_Ident(by_chars))
+    assert repr(_Ident(make())) == repr(_Ident(make()))  # nested code, no addresses
+    assert repr(_Ident(by_chars)) != repr(_Ident(by_words))
+    assert "0x" not in repr(_Ident(make()))
+
+
+def test_the_disk_key_reads_a_tokenizer_by_source_and_vocabulary() -> None:
+    from pytest_fairness.models import _Ident
+
+    class Tokenizer:
+        def __init__(self, source: str, size: int) -> None:
+            self.name_or_path, self.size = source, size
+
+        def __len__(self) -> int:
+            return self.size
+
+    bert = repr(_Ident(Tokenizer("bert-base", 30522)))
+    assert bert == repr(_Ident(Tokenizer("bert-base", 30522)))
+    assert bert != repr(_Ident(Tokenizer("roberta", 50265)))
+
+
+def test_a_changed_length_function_is_scored_again(tmp_path: Path) -> None:
+    calls: list[list[str]] = []
+
+    def remote(texts: list[str]) -> list[float]:
+        calls.append(list(texts))
+        return [min(len(t), 40) / 40 for t in texts]
+
+    def by_chars(t: str) -> int:
+        return len(t)
+
+    def by_words(t: str) -> int:
+        return len(t.split())
+
+    def score(length: Any) -> Any:
+        return pf.as_model(remote, remote=True, fingerprint="r", cache_dir=tmp_path,
+                           max_length=12, length_policy="truncate", length=length).score(TEXTS)
+
+    in_new_session(lambda: score(by_chars))
+    in_new_session(lambda: score(by_chars))
+    assert len(calls) == 1  # the same function: from disk
+    in_new_session(lambda: score(by_words))
+    assert len(calls) == 2  # another length function: scored again
