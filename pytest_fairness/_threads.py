@@ -1,7 +1,7 @@
 """Give each pytest-xdist worker its share of the CPU cores.
 
-Torch, and the BLAS libraries numpy and scikit-learn call, start one thread per core in
-every process. Under `pytest -n N` that is N times too many threads, and the workers slow
+Torch, and the BLAS and OpenMP libraries numpy and scikit-learn call, start one thread per
+core in every process. Under `pytest -n N` that is N times too many threads, and the workers slow
 each other down (measured on 2 cores: a MiniLM forward pass that takes 20 ms alone took up
 to 290 ms next to a second worker). The plugin calls `share_cores` on each worker; a
 thread count the user set in one of `THREAD_VARIABLES` is left alone.
@@ -25,8 +25,10 @@ def cores_per_worker(workers: int, cores: int | None = None) -> int:
 def share_cores(workers: int, environ: MutableMapping[str, str] | None = None) -> int | None:
     """Limit this process to its share of the cores; the share, or None if the user chose.
 
-    Sets the thread variables (read by torch and the BLAS libraries when they load) unless
-    one is already set, and torch's thread count if torch is already imported.
+    Sets the thread variables (read by the BLAS and OpenMP libraries when they load) unless
+    one is already set; for libraries already loaded (numpy's OpenBLAS is, by the time the
+    plugin runs) it limits their pools through threadpoolctl when it is installed (it comes
+    with scikit-learn), and torch's thread count if torch is imported.
     """
     env = os.environ if environ is None else environ
     if any(name in env for name in THREAD_VARIABLES):
@@ -34,6 +36,12 @@ def share_cores(workers: int, environ: MutableMapping[str, str] | None = None) -
     share = cores_per_worker(workers)
     for name in THREAD_VARIABLES:
         env[name] = str(share)
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        pass
+    else:
+        threadpool_limits(limits=share)  # stays in force for the rest of the process
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(share)

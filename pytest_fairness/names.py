@@ -207,12 +207,18 @@ _VERDICTS: dict[tuple[str, str], bool] = {}
 _LOADED: set[str] = set()
 
 
+# Bump when `_judge` decides differently, so verdicts stored by an older version are not read.
+_VERDICT_FORMAT = 1
+
+
 def _verdict_file(key: str) -> Path:
-    """The on-disk verdicts of one pipeline: they depend on it and on the frames, so both
-    name the file (under `pytest_fairness.knowledge.cache_dir()`)."""
+    """The on-disk verdicts of one pipeline: they depend on it, on the frames and on the
+    rule, so all three name the file (under `pytest_fairness.knowledge.cache_dir()`)."""
     from .knowledge import cache_dir
 
-    rule = hashlib.sha256(repr((_FRAMES, sorted(_NON_NAME_ENTITIES))).encode()).hexdigest()
+    rule = hashlib.sha256(
+        repr((_VERDICT_FORMAT, _FRAMES, sorted(_NON_NAME_ENTITIES))).encode()
+    ).hexdigest()
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", key)
     return cache_dir() / "names" / f"verdicts-{safe}-{rule[:12]}.json"
 
@@ -249,16 +255,21 @@ def _save_verdicts(key: str) -> None:
             merged = _read_verdicts(path)
             merged.update({name: keep for (k, name), keep in _VERDICTS.items() if k == key})
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(merged, handle, sort_keys=True)
-            os.replace(tmp, path)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    json.dump(merged, handle, sort_keys=True)
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
     except OSError:
         pass
 
 
 def _pipeline_key(language: Any) -> str:
     meta = getattr(language, "meta", {}) or {}
-    return f"{meta.get('lang', '')}_{meta.get('name', '')}-{meta.get('version', '')}"
+    pipes = "+".join(getattr(language, "pipe_names", ()))  # verdicts read the tagger and NER
+    return f"{meta.get('lang', '')}_{meta.get('name', '')}-{meta.get('version', '')}-{pipes}"
 
 
 def _word_classes(language: Any) -> frozenset[str]:

@@ -425,6 +425,25 @@ def test_common_random_numbers_couple_identical_distributions() -> None:
     assert torch.allclose(freq, probs.double(), atol=0.03)
 
 
+def test_many_samples_are_generated_in_batches_of_the_run_size(
+    tiny_gpt2: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model, _ = tiny_gpt2
+    sizes: list[int] = []
+    generate = model.generate
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        sizes.append(int(kwargs["input_ids"].shape[0]))
+        return generate(*args, **kwargs)
+
+    monkeypatch.setattr(model, "generate", spy)
+    generator = hf_generator(tiny_gpt2, max_new_tokens=2, trim_unfinished=False)
+    out = generator.generate_many(["i am from italy"], 150, 0)
+    assert [len(x) for x in out] == [150]
+    assert max(sizes) <= 64  # the default --fairness-batch-size, not n = 150
+    assert sum(sizes) == 150
+
+
 def test_generation_bias_batches_fills_through_generate_many() -> None:
     class Batching:
         def __init__(self) -> None:

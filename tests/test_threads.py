@@ -2,9 +2,28 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+
 import pytest
 
 from pytest_fairness._threads import THREAD_VARIABLES, cores_per_worker, share_cores
+
+
+@pytest.fixture(autouse=True)
+def _restore_thread_pools() -> Iterator[None]:
+    """share_cores changes process-wide pools; give the next tests theirs back."""
+    torch = sys.modules.get("torch")
+    threads = torch.get_num_threads() if torch is not None else None
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+    else:
+        with threadpool_limits():
+            yield
+    if torch is not None and threads is not None:
+        torch.set_num_threads(threads)
 
 
 @pytest.mark.parametrize(
@@ -47,3 +66,13 @@ def test_xdist_workers_get_their_share(
     result = pytester.runpytest_subprocess("-n", "2", "-p", "xdist")
     result.assert_outcomes(passed=1)
     assert (pytester.path / "threads.txt").read_text() == str(cores_per_worker(2))
+
+
+def test_loaded_blas_pools_are_limited_too() -> None:
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import numpy  # noqa: F401  (loads its BLAS)
+
+    share_cores(10_000, {})
+    pools = threadpoolctl.threadpool_info()
+    assert pools
+    assert all(p["num_threads"] == 1 for p in pools)

@@ -627,9 +627,10 @@ class HFGenerator:
             raise ConfigurationError("prompts must be a list of strings")
         if not texts:
             return []
-        size = self.batch_size or min(
-            len(texts) * count, max(count, recording.current_settings().batch_size)
-        )
+        # Sequences per `generate` call: the run's batch size, never `n` (1,000 samples
+        # per prompt in the paper would be one huge batch); the samples' random numbers
+        # depend on (seed, step, sample), not on the batching.
+        size = self.batch_size or min(len(texts) * count, recording.current_settings().batch_size)
         config = self._config()
         encoded = [self._encode(p) for p in texts]
         rows = [(j, i) for j in range(len(texts)) for i in range(count)]
