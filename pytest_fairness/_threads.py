@@ -9,9 +9,11 @@ thread count the user set in one of `THREAD_VARIABLES` is left alone.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import MutableMapping
+from collections.abc import Iterator, MutableMapping
+from typing import Any
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
@@ -46,3 +48,18 @@ def share_cores(workers: int, environ: MutableMapping[str, str] | None = None) -
     if torch is not None:
         torch.set_num_threads(share)
     return share
+
+
+@contextlib.contextmanager
+def torch_threads(torch: Any, n: int | None) -> Iterator[None]:
+    """Run `torch` on `n` intra-op threads inside the block (None: as it is), then restore
+    the count it had, also when the block raises."""
+    before = int(torch.get_num_threads())
+    if n is None or n == before:
+        yield
+        return
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

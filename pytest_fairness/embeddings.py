@@ -51,7 +51,6 @@ call and keep one table per process and arguments.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import importlib
@@ -59,7 +58,7 @@ import importlib.util
 import os
 import re
 import tempfile
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Union
@@ -67,6 +66,7 @@ from typing import Any, Literal, Union
 import numpy as np
 import numpy.typing as npt
 
+from ._threads import torch_threads
 from .errors import ConfigurationError, MissingDependencyError
 
 __all__ = [
@@ -530,7 +530,11 @@ Pooling = Literal["mean", "static"]
 # Bump when the way the cached MiniLM matrix is computed changes: it is part of its key.
 _MINILM_FORMAT = "1"
 _MINILM_BATCH = 256
-#: Calls with at most this many words run the encoder on one thread (`_one_thread`).
+#: Calls with at most this many words run the encoder on one thread. They are a handful of
+#: out-of-vocabulary person lemmas, a forward pass of a few milliseconds; with torch's
+#: thread pool it took 20 to 60 times longer on a busy two-core machine (measured in
+#: ``benchmarks/perturbation_throughput.py``): the pool's threads wait for work spinning,
+#: which also slows the spaCy parse running between the calls.
 _SMALL_CALL = 64
 
 
@@ -582,8 +586,8 @@ class _MeanPooled:
         self._load()
         order = sorted(range(len(words)), key=lambda i: len(words[i]))
         out = np.zeros((len(words), int(self._model.config.hidden_size)), dtype=np.float32)
-        small = len(words) <= _SMALL_CALL
-        with torch.inference_mode(), _one_thread(torch) if small else contextlib.nullcontext():
+        threads = 1 if len(words) <= _SMALL_CALL else None
+        with torch.inference_mode(), torch_threads(torch, threads):
             for start in range(0, len(order), _MINILM_BATCH):
                 chunk = order[start : start + _MINILM_BATCH]
                 encoded = self._tokenizer(
@@ -595,27 +599,6 @@ class _MeanPooled:
                 pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
                 out[chunk] = pooled.float().numpy()
         return out
-
-
-@contextlib.contextmanager
-def _one_thread(torch: Any) -> Iterator[None]:
-    """Run torch on one intra-op thread inside the block, then restore the setting.
-
-    The on-demand words of a batch of sentences (a handful of out-of-vocabulary person
-    lemmas) are a forward pass of a few milliseconds; with torch's thread pool it took
-    20 to 60 times longer on a busy two-core machine (measured in
-    ``benchmarks/perturbation_throughput.py``): the pool's threads wait for work
-    spinning, which also slows the spaCy parse running between the calls.
-    """
-    before = int(torch.get_num_threads())
-    if before <= 1:
-        yield
-        return
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 class _StaticRows:

@@ -235,32 +235,3 @@ def test_minilm_maps_actress_to_actor_and_encodes_missing_words() -> None:
     assert embeddings.default_vectors() is table
 
 
-class _FakeTorch:
-    """Records thread-count changes, standing in for torch."""
-
-    def __init__(self, threads: int) -> None:
-        self.threads = threads
-        self.history: list[int] = []
-
-    def get_num_threads(self) -> int:
-        return self.threads
-
-    def set_num_threads(self, n: int) -> None:
-        self.history.append(n)
-        self.threads = n
-
-
-@pytest.mark.parametrize("threads", [1, 2, 8])
-def test_one_thread_block_restores_the_thread_count(threads: int) -> None:
-    fake = _FakeTorch(threads)
-    with embeddings._one_thread(fake):
-        assert fake.threads == 1
-    assert fake.threads == threads
-    assert fake.history == ([] if threads == 1 else [1, threads])
-
-
-def test_one_thread_block_restores_the_thread_count_on_error() -> None:
-    fake = _FakeTorch(4)
-    with pytest.raises(RuntimeError, match="boom"), embeddings._one_thread(fake):
-        raise RuntimeError("boom")
-    assert fake.threads == 4

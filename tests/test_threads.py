@@ -7,7 +7,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from pytest_fairness._threads import THREAD_VARIABLES, cores_per_worker, share_cores
+from pytest_fairness._threads import (
+    THREAD_VARIABLES,
+    cores_per_worker,
+    share_cores,
+    torch_threads,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -76,3 +81,34 @@ def test_loaded_blas_pools_are_limited_too() -> None:
     pools = threadpoolctl.threadpool_info()
     assert pools
     assert all(p["num_threads"] == 1 for p in pools)
+
+
+class _FakeTorch:
+    """Records thread-count changes, standing in for torch."""
+
+    def __init__(self, threads: int) -> None:
+        self.threads = threads
+        self.history: list[int] = []
+
+    def get_num_threads(self) -> int:
+        return self.threads
+
+    def set_num_threads(self, n: int) -> None:
+        self.history.append(n)
+        self.threads = n
+
+
+@pytest.mark.parametrize("threads", [1, 2, 8])
+def test_one_thread_block_restores_the_thread_count(threads: int) -> None:
+    fake = _FakeTorch(threads)
+    with torch_threads(fake, 1):
+        assert fake.threads == 1
+    assert fake.threads == threads
+    assert fake.history == ([] if threads == 1 else [1, threads])
+
+
+def test_one_thread_block_restores_the_thread_count_on_error() -> None:
+    fake = _FakeTorch(4)
+    with pytest.raises(RuntimeError, match="boom"), torch_threads(fake, 1):
+        raise RuntimeError("boom")
+    assert fake.threads == 4

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from .. import recording
+from .._threads import torch_threads
 from ..errors import ConfigurationError, ModelCallError, ModelOutputError
 from ..models import _device, _eval_mode, as_model
 from ..perturb.templates import Template, TemplateSet, fill, load_templates
@@ -635,13 +636,8 @@ class HFGenerator:
         encoded = [self._encode(p) for p in texts]
         rows = [(j, i) for j in range(len(texts)) for i in range(count)]
         out: list[list[str]] = [[] for _ in texts]
-        threads = torch.get_num_threads()
-        if self.num_threads is not None:
-            torch.set_num_threads(self.num_threads)
-        try:
+        with torch_threads(torch, self.num_threads):
             self._generate(texts, encoded, rows, size, count, seed, config, out)
-        finally:
-            torch.set_num_threads(threads)
         return out
 
     def _generate(
