@@ -433,18 +433,17 @@ def score_texts(model: TextModel, texts: Iterable[str], *, need_scores: bool = F
     if not unique:
         return Scores((), np.zeros((0, 0)), np.zeros(0), {})
     index = {t: i for i, t in enumerate(unique)}
-    if isinstance(model, ModelAdapter):
-        raw_proba, raw_scores = model.outputs(list(unique))
-        proba = np.asarray(raw_proba, dtype=np.float64)
-        if raw_scores is None:
-            if need_scores or proba.shape[1] <= 2:
-                model.score(list(unique[:1]))  # raises the adapter's own explanation
-            return Scores(unique, proba, np.nanmax(proba, axis=1), index, has_scores=False)
-        return Scores(unique, proba, np.asarray(raw_scores, dtype=np.float64), index)
-    proba = np.asarray(model.predict_proba(list(unique)), dtype=np.float64)
+    texts = list(unique)
+    proba: FloatArray | None = None
     try:
-        scores = np.asarray(model.score(list(unique)), dtype=np.float64)
+        if isinstance(model, ModelAdapter):
+            proba, scores = model.outputs(texts)
+        else:
+            proba = np.asarray(model.predict_proba(texts), dtype=np.float64)
+            scores = np.asarray(model.score(texts), dtype=np.float64)
     except ConfigurationError:
+        if proba is None:  # the adapter's rows are in its cache, or scored again
+            proba = np.asarray(model.predict_proba(texts), dtype=np.float64)
         if need_scores or proba.shape[1] <= 2:
             raise
         return Scores(unique, proba, np.nanmax(proba, axis=1), index, has_scores=False)

@@ -221,19 +221,13 @@ class ModelAdapter:
         probability of the `target` class (default: index 1 of a binary model)."""
         return self._score_of(*self._rows(texts))
 
-    def outputs(self, texts: Sequence[str]) -> tuple[FloatArray, FloatArray | None]:
-        """`(predict_proba(texts), score(texts))` from one pass over the model and cache.
-
-        The score is None where `score` would raise: a model with more than two classes
-        and no `target`. Metrics that need both call this, so a run with the cache off
-        still scores each text once.
+    def outputs(self, texts: Sequence[str]) -> tuple[FloatArray, FloatArray]:
+        """`(predict_proba(texts), score(texts))` from one pass over the model and cache,
+        so a metric that needs both scores each text once even with the cache off.
+        Raises what `score` raises (a model with more than two classes and no `target`).
         """
         kind, rows = self._rows(texts)
-        try:
-            scores: FloatArray | None = self._score_of(kind, rows)
-        except ConfigurationError:
-            scores = None
-        return self._proba_of(kind, rows), scores
+        return self._proba_of(kind, rows), self._score_of(kind, rows)
 
     def _proba_of(self, kind: Kind | None, rows: FloatArray) -> FloatArray:
         if kind == "score":
