@@ -9,7 +9,7 @@ also caches), for one sentence or a whole batch.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -121,16 +121,22 @@ def nouns(doc: Any) -> list[tuple[int, str]]:
 
 
 def targets(
-    doc: Any, persons: Mapping[str, bool], found: list[tuple[int, str]] | None = None
+    doc: Any,
+    persons: Mapping[str, bool],
+    found: list[tuple[int, str]] | None = None,
+    prepare: Callable[[list[Any], list[list[tuple[int, str]]]], None] | None = None,
 ) -> list[tuple[Any, str]]:
     """mt-nlp Algorithm 2, lines 3-4: (token, lemma) of the NOUN tokens that are persons.
 
     `persons` maps lemmas to IsPerson (from `KnowledgeGraph.is_person_many` on
-    `target_lemmas`); lemmas missing from it count as not a person. `found` is
-    ``nouns(doc)`` when the caller already has it.
+    `target_lemmas`); lemmas missing from it count as not a person, unless `prepare` is
+    given: it is called as ``prepare([doc], [found])`` first to fill `persons` in. `found`
+    is ``nouns(doc)`` when the caller already has it.
     """
     if found is None:
         found = nouns(doc)
+    if prepare is not None and any(lemma not in persons for _, lemma in found):
+        prepare([doc], [found])
     return [(doc[i], lemma) for i, lemma in found if persons.get(lemma, False)]
 
 

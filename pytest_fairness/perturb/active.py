@@ -50,7 +50,6 @@ from ._edit import casing_of
 from ._persons import (
     article_before,
     fix_article,
-    nouns,
     parse,
     persons_of,
     replace_span,
@@ -104,14 +103,10 @@ class _Active:
         self, doc: Any, found: list[tuple[int, str]] | None = None, text: str | None = None
     ) -> list[Perturbation]:
         """Algorithm 4 for every target of one parsed sentence (`found`: ``nouns(doc)``)."""
-        if found is None:
-            found = nouns(doc)
-        if any(lemma not in self.persons for _, lemma in found):
-            self.prepare([doc], [found])
         results: list[Perturbation] = []
         if text is None:
             text = doc.text  # built from the tokens on every access: read it once
-        for token, lemma in targets(doc, self.persons, found):
+        for token, lemma in targets(doc, self.persons, found, prepare=self.prepare):
             if lemma not in self.neutral:
                 self.neutral[lemma] = _neutral(lemma, self.groups, self.graph)
             if not self.neutral[lemma] or token.dep_ == "compound":

@@ -111,14 +111,10 @@ class _Analogies:
         self, doc: Any, found: list[tuple[int, str]] | None = None, text: str | None = None
     ) -> list[Perturbation]:
         """Algorithm 3 for every target of one parsed sentence (`found`: ``nouns(doc)``)."""
-        if found is None:
-            found = nouns(doc)
-        if any(lemma not in self.persons for _, lemma in found):
-            self.prepare([doc], [found])
         results: list[Perturbation] = []
         if text is None:
             text = doc.text  # built from the tokens on every access: read it once
-        for token, lemma in targets(doc, self.persons, found):
+        for token, lemma in targets(doc, self.persons, found, prepare=self.prepare):
             if lemma not in self.answers:
                 self.answers.update(
                     _word_analogies([lemma], self.groups, self.graph, self.table, self.candidates)
