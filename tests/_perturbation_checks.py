@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pytest_fairness.types import Perturbation
 
 
@@ -26,3 +28,16 @@ def assert_exact_spans(p: Perturbation) -> None:
         cursor = old.end
     rebuilt.append(p.original[cursor:])
     assert "".join(rebuilt) == p.perturbed
+
+
+class RecordingPipeline:
+    """A spaCy pipeline that notes the components each `pipe` call disables."""
+
+    def __init__(self, nlp: Any) -> None:
+        self.nlp = nlp
+        self.pipe_names = nlp.pipe_names
+        self.disabled: list[list[str]] = []
+
+    def pipe(self, items: list[str], **kwargs: Any) -> Any:
+        self.disabled.append(list(kwargs.get("disable", [])))
+        return self.nlp.pipe(items, **kwargs)

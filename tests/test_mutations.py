@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _perturbation_checks import assert_exact_spans
+from _perturbation_checks import RecordingPipeline, assert_exact_spans
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -196,17 +196,9 @@ def test_fuzz_mutations_many_never_crash(nlp: Any, texts: list[str]) -> None:
 
 
 def test_mutations_match_the_full_parse_without_the_entity_recogniser(nlp: Any) -> None:
-    seen: list[list[str]] = []
-
-    class Recording:
-        pipe_names = nlp.pipe_names
-
-        def pipe(self, items: list[str], **kwargs: Any) -> Any:
-            seen.append(list(kwargs.get("disable", [])))
-            return nlp.pipe(items, **kwargs)
-
-    lean = mutations_many(SENTENCES, "gender", nlp=Recording())
-    assert seen == ([["ner"]] if "ner" in nlp.pipe_names else [[]])
+    recording = RecordingPipeline(nlp)
+    lean = mutations_many(SENTENCES, "gender", nlp=recording)
+    assert recording.disabled == ([["ner"]] if "ner" in nlp.pipe_names else [[]])
     mutator = Mutator("gender")
     full = [mutator.mutate_doc(doc) for doc in nlp.pipe(SENTENCES)]  # every component
     assert lean == full

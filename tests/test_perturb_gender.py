@@ -7,7 +7,7 @@ from importlib import resources
 from typing import Any
 
 import pytest
-from _perturbation_checks import assert_exact_spans
+from _perturbation_checks import RecordingPipeline, assert_exact_spans
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -327,18 +327,10 @@ def test_has_gendered_word(text: str, expected: bool, nlp: Any) -> None:
 
 def test_batch_swaps_skip_the_entity_recogniser_unless_names_are_swapped(nlp: Any) -> None:
     texts = ["James said he would come.", "The farmers left."]
-    seen: list[list[str]] = []
-
-    class Recording:
-        pipe_names = nlp.pipe_names
-
-        def pipe(self, items: list[str], **kwargs: Any) -> Any:
-            seen.append(list(kwargs.get("disable", [])))
-            return nlp.pipe(items, **kwargs)
-
-    plain = perturb.gender_swaps(texts, nlp=Recording())
-    named = perturb.gender_swaps(texts, nlp=Recording(), swap_names=True)
-    assert seen == ([["ner"], []] if "ner" in nlp.pipe_names else [[], []])
+    recording = RecordingPipeline(nlp)
+    plain = perturb.gender_swaps(texts, nlp=recording)
+    named = perturb.gender_swaps(texts, nlp=recording, swap_names=True)
+    assert recording.disabled == ([["ner"], []] if "ner" in nlp.pipe_names else [[], []])
     assert plain == [perturb.swap_doc(doc) for doc in nlp.pipe(texts)]  # as the full parse
     assert plain[0] is not None
     assert plain[0].perturbed == "James said she would come."
