@@ -680,6 +680,24 @@ def test_torch_module_with_a_tensor_tokenizer() -> None:
     assert model.predict(TEXTS) == [("neg", "pos")[i] for i in expected.argmax(1)]
 
 
+def test_torch_module_with_one_submodule_left_training() -> None:
+    """A module in eval mode but with one submodule (here the dropout) switched back to
+    training still scores in eval mode throughout, and gets its mixed modes back."""
+    import torch
+
+    tokenizer = WordTokenizer()
+    module = build_bag_of_words(tokenizer.vocab_size)
+    module.eval()
+    with torch.no_grad():
+        expected = module(tokenizer(TEXTS)).softmax(-1).double().numpy()
+    module.dropout.train()
+    model = pf.as_model(module, tokenizer=tokenizer, labels=("neg", "pos"), cache_size=0)
+    for _ in range(3):  # dropout left on would give a different row each time
+        np.testing.assert_allclose(model.predict_proba(TEXTS), expected, rtol=1e-6)
+    assert not module.training
+    assert module.dropout.training
+
+
 def test_torch_single_logit_and_dict_tokenizer() -> None:
     import torch
 
