@@ -71,6 +71,9 @@ _REPORT_OPTIONS: tuple[tuple[str, str, str | None, str], ...] = (
      "fails: absolute '0.01', relative '5%%', or both '0.01,5%%' (the larger applies)"),
     ("progress", "MODE", "auto", "progress of long scoring: auto (a live line on a terminal, one "
      "final line in CI logs), live, final, off"),
+    ("xdist_order", "ORDER", "slowest-first", "order pytest-xdist workers run tests in: "
+     "slowest-first (fairness tests by their durations in the last run, from .pytest_cache) "
+     "or collected"),
 )
 _PROGRESS_MODES = ("auto", "live", "final", "off")
 
@@ -157,6 +160,12 @@ def pytest_configure(config: pytest.Config) -> None:
     if mode not in _PROGRESS_MODES:
         raise pytest.UsageError(f"--fairness-progress={mode!r}: choose one of "
                                 f"{', '.join(_PROGRESS_MODES)}")
+    from .schedule import ORDERS
+
+    order = _report_option(config, "xdist_order") or "slowest-first"
+    if order not in ORDERS:
+        raise pytest.UsageError(f"--fairness-xdist-order={order!r}: choose one of "
+                                f"{', '.join(ORDERS)}")
     if hasattr(config, "workerinput"):  # an xdist worker: its output is not shown anywhere
         from ._threads import share_cores
 
@@ -190,6 +199,22 @@ def pytest_report_header(config: pytest.Config) -> str:
         + (", warn-only" if s.warn_only else "")
         + "".join(", " + e for e in extra)
     )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On xdist workers, slowest fairness tests first (see `schedule`). Every worker reads
+    the same durations, so all collect the same order, as xdist requires."""
+    cache = getattr(config, "cache", None)
+    if (not hasattr(config, "workerinput") or cache is None
+            or (_report_option(config, "xdist_order") or "slowest-first") != "slowest-first"):
+        return
+    from .schedule import DURATIONS_KEY, read_durations, slowest_first
+
+    durations = read_durations(cache.get(DURATIONS_KEY, None))
+    if durations:
+        order = slowest_first([item.nodeid for item in items], durations)
+        items[:] = [items[i] for i in order]
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -262,6 +287,7 @@ class _Reporter:
         self.config = config
         self.settings = settings
         self.tests: list[RecordedTest] = []
+        self.durations: dict[str, float] = {}  # call phase of each test with results
         self.summary: Summary | None = None
         self.baseline: dict[str, Any] | None = None
         self.compare_path = _report_option(config, "compare")
@@ -283,9 +309,22 @@ class _Reporter:
             from .report import RecordedTest
 
             self.tests.append(RecordedTest.from_payload(payload))
+            self.durations[report.nodeid] = report.duration
+
+    def _save_durations(self) -> None:
+        """Merge this run's durations into pytest's cache, for `--fairness-xdist-order`."""
+        cache = getattr(self.config, "cache", None)
+        if cache is None or not self.durations:
+            return
+        from .schedule import DURATIONS_KEY, merge_durations, read_durations
+
+        old = read_durations(cache.get(DURATIONS_KEY, None))
+        cache.set(DURATIONS_KEY, merge_durations(old, self.durations))
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         from . import report
+
+        self._save_durations()
 
         summary = report.build_summary(self.tests, warn_only=self.settings.warn_only)
         if self.baseline is not None and self.compare_path:

@@ -45,6 +45,7 @@ def test_help_lists_every_option_with_its_default(pytester: pytest.Pytester) -> 
         ("--fairness-cache-size", "100000"),
         ("--fairness-cache-dir", "none"),
         ("--fairness-no-cache", "False"),
+        ("--fairness-xdist-order", "slowest-first"),
     ]:
         assert option in text
         ini = "fairness_" + option.removeprefix("--fairness-").replace("-", "_")
