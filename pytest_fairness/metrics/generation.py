@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from .. import recording
+from .._stack import on_fresh_stack
 from .._threads import torch_threads
 from ..errors import ConfigurationError, ModelCallError, ModelOutputError
 from ..models import _device, _eval_mode, as_model
@@ -637,7 +638,7 @@ class HFGenerator:
         rows = [(j, i) for j in range(len(texts)) for i in range(count)]
         out: list[list[str]] = [[] for _ in texts]
         with torch_threads(torch, self.num_threads):
-            self._generate(texts, encoded, rows, size, count, seed, config, out)
+            on_fresh_stack(self._generate, texts, encoded, rows, size, count, seed, config, out)
         return out
 
     def _generate(

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from .. import recording
+from .._stack import on_fresh_stack
 from ..errors import ConfigurationError, ModelOutputError
 from ..models import WhiteBoxModel, as_model
 from ..types import FloatArray, ModelStats, TextModel
@@ -381,7 +382,7 @@ def _weighted_jacobian(
 
     x = embeds.detach().clone().requires_grad_(True)
     with torch.enable_grad():
-        probs = model.forward_from_embeddings(x, mask)
+        probs = on_fresh_stack(model.forward_from_embeddings, x, mask)
         k = _check_probs(probs, x.shape[0])
         w = weights_for(k)
         out = torch.zeros(x.shape, dtype=torch.float64, device=x.device)
