@@ -33,6 +33,9 @@ _TOKEN: pytest.StashKey[Token[SessionState | None]] = pytest.StashKey()
 _TEST_SETTINGS = pytest.StashKey[Settings]()
 _TEST_RESULTS = pytest.StashKey[list[dict[str, Any]]]()
 _PROGRESS_TOKEN: pytest.StashKey[Token[_progress.ProgressSink | None]] = pytest.StashKey()
+_DURATIONS = pytest.StashKey[dict[str, float]]()
+#: The workerinput key the xdist controller hands the durations to its workers under.
+_DURATIONS_INPUT = "fairness_durations"
 #: The attribute a call-phase TestReport carries the test's results in (plain builtins, so
 #: it survives pytest-xdist's report serialisation to the controller).
 _REPORT_KEY = "pytest_fairness"
@@ -71,9 +74,9 @@ _REPORT_OPTIONS: tuple[tuple[str, str, str | None, str], ...] = (
      "fails: absolute '0.01', relative '5%%', or both '0.01,5%%' (the larger applies)"),
     ("progress", "MODE", "auto", "progress of long scoring: auto (a live line on a terminal, one "
      "final line in CI logs), live, final, off"),
-    ("xdist_order", "ORDER", "slowest-first", "order pytest-xdist workers run tests in: "
-     "slowest-first (fairness tests by their durations in the last run, from .pytest_cache) "
-     "or collected"),
+    ("xdist_order", "ORDER", "slowest-first", "order pytest-xdist hands tests out in: "
+     "slowest-first (by each test's time in the last run, kept in pytest's cache; a module's "
+     "tests stay together) or collected"),
 )
 _PROGRESS_MODES = ("auto", "live", "final", "off")
 
@@ -193,6 +196,11 @@ def pytest_report_header(config: pytest.Config) -> str:
     extra = [f"{key}={value}" for key, value in (
         ("report", s.report), ("compare", _report_option(config, "compare")),
         ("save-baseline", _report_option(config, "save_baseline"))) if value]
+    if getattr(config.option, "numprocesses", None):  # pytest-xdist's -n
+        durations = _xdist_durations(config)
+        extra.append("xdist order: collected" if durations is None else
+                     f"xdist order: slowest first ({len(durations)} timed tests)" if durations
+                     else "xdist order: slowest first (no durations recorded yet)")
     return (
         f"fairness: model={s.model or 'fixture'}, corpus={s.corpus or 'fixture'}, "
         f"threshold={s.threshold}, seed={s.seed}, batch_size={s.batch_size}"
@@ -201,20 +209,61 @@ def pytest_report_header(config: pytest.Config) -> str:
     )
 
 
+def _xdist_durations(config: pytest.Config) -> dict[str, float] | None:
+    """Durations for ordering xdist workers' tests, read once from pytest's cache; None
+    with `--fairness-xdist-order=collected` or without the cache plugin."""
+    cache = getattr(config, "cache", None)
+    if (_report_option(config, "xdist_order") or "slowest-first") != "slowest-first" or (
+            cache is None):
+        return None
+    if _DURATIONS not in config.stash:
+        from .schedule import DURATIONS_KEY, read_durations
+
+        config.stash[_DURATIONS] = read_durations(cache.get(DURATIONS_KEY, None))
+    return config.stash[_DURATIONS]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller: hand every worker the same durations (so all collect one order)."""
+    durations = _xdist_durations(node.config)
+    if durations:
+        node.workerinput[_DURATIONS_INPUT] = durations
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """On xdist workers, slowest fairness tests first (see `schedule`). Every worker reads
-    the same durations, so all collect the same order, as xdist requires."""
-    cache = getattr(config, "cache", None)
-    if (not hasattr(config, "workerinput") or cache is None
-            or (_report_option(config, "xdist_order") or "slowest-first") != "slowest-first"):
+    """On xdist workers, the slowest tests first (see `schedule`), by the durations the
+    controller handed them."""
+    workerinput = getattr(config, "workerinput", None)
+    durations = workerinput.get(_DURATIONS_INPUT) if workerinput else None
+    if not durations or _ordered_elsewhere(config, items):
         return
-    from .schedule import DURATIONS_KEY, read_durations, slowest_first
+    from .schedule import slowest_first
 
-    durations = read_durations(cache.get(DURATIONS_KEY, None))
-    if durations:
-        order = slowest_first([item.nodeid for item in items], durations)
-        items[:] = [items[i] for i in order]
+    order = slowest_first([[n.nodeid for n in item.listchain()[1:]] for item in items],
+                          durations)
+    items[:] = [items[i] for i in order]
+
+
+def _ordered_elsewhere(config: pytest.Config, items: list[pytest.Item]) -> bool:
+    """Whether the collected order is someone's choice the schedule must keep: a plugin
+    that orders tests (pytest-randomly, the order markers of pytest-order and
+    pytest-ordering), or a parametrized fixture wider than a test, whose parameters
+    pytest runs one after the other across modules."""
+    if config.pluginmanager.hasplugin("randomly") and config.getoption(
+            "randomly_reorganize", True):
+        return True
+    for item in items:
+        if item.get_closest_marker("order") or item.get_closest_marker("run"):
+            return True
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None:
+            scopes = getattr(callspec, "_arg2scope", None)  # pytest's own; if gone, keep order
+            if scopes is None or any(
+                    getattr(scope, "value", scope) != "function" for scope in scopes.values()):
+                return True
+    return False
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -287,7 +336,7 @@ class _Reporter:
         self.config = config
         self.settings = settings
         self.tests: list[RecordedTest] = []
-        self.durations: dict[str, float] = {}  # call phase of each test with results
+        self.durations: dict[str, float] = {}  # call phase of each test that ran
         self.summary: Summary | None = None
         self.baseline: dict[str, Any] | None = None
         self.compare_path = _report_option(config, "compare")
@@ -309,6 +358,7 @@ class _Reporter:
             from .report import RecordedTest
 
             self.tests.append(RecordedTest.from_payload(payload))
+        if report.when == "call":
             self.durations[report.nodeid] = report.duration
 
     def _save_durations(self) -> None:

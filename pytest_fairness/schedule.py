@@ -1,17 +1,19 @@
-"""Run order under pytest-xdist: the slowest fairness tests first, by their last durations.
+"""Run order under pytest-xdist: the slowest tests first, by the durations of the last run.
 
-pytest-xdist hands tests to workers in collection order, and a worker always holds the
-next test queued behind the one it runs. When a long test comes last, one worker runs it
-while the other has nothing left: with 8 fairness tests of 5-12 s on 2 workers, the
-collected order left one worker idle for 10 s of a 51 s run. Sending the longest tests
-first (the longest-processing-time rule) leaves only short ones for the end, so the
-workers finish close together.
+pytest-xdist hands tests to its workers in collection order, and a worker always holds the
+next test queued behind the one it runs. When a long test comes late, one worker runs it
+while the others have nothing left: with 8 fairness tests of 5-12 s on 2 workers, the
+collected order left one worker idle for 10 s of a 51 s run. Sending the longest work
+first (the longest-processing-time rule) leaves short tests for the end, so the workers
+finish close together.
 
-Durations come from the previous run: the plugin records the call-phase duration of every
-test that recorded a fairness result in pytest's cache (`.pytest_cache`, key
-`DURATIONS_KEY`), and xdist workers order their collection by it. Tests without a
-recorded duration keep their collected order after the timed ones. A run of one process
-keeps the collected order.
+The order keeps pytest's grouping: siblings (the modules of a directory, the classes and
+functions of a module) are ordered by the time of everything under them, so a module's or
+a class's tests stay together and their fixtures are set up once per worker, as in
+collected order. Siblings with no recorded time keep their collected order after the timed
+ones. The plugin records the call-phase durations (pytest's cache, key `DURATIONS_KEY`),
+the xdist controller reads them once and hands them to every worker, and every worker
+orders its collection with them, the same way.
 """
 
 from __future__ import annotations
@@ -32,15 +34,19 @@ def read_durations(raw: Any) -> dict[str, float]:
     as a file edited by hand or written by another version, is ignored)."""
     if not isinstance(raw, Mapping):
         return {}
-    return {
-        nodeid: float(seconds)
-        for nodeid, seconds in raw.items()
-        if isinstance(nodeid, str)
-        and isinstance(seconds, (int, float))
-        and not isinstance(seconds, bool)
-        and math.isfinite(seconds)
-        and seconds >= 0
-    }
+    durations: dict[str, float] = {}
+    for nodeid, seconds in raw.items():
+        if not isinstance(nodeid, str) or isinstance(seconds, bool):
+            continue
+        if not isinstance(seconds, (int, float)):
+            continue
+        try:
+            value = float(seconds)
+        except OverflowError:  # an integer too large for a float
+            continue
+        if math.isfinite(value) and value >= 0:
+            durations[nodeid] = value
+    return durations
 
 
 def merge_durations(
@@ -54,10 +60,41 @@ def merge_durations(
     return merged
 
 
-def slowest_first(nodeids: Sequence[str], durations: Mapping[str, float]) -> list[int]:
-    """Positions of `nodeids` in run order: those with a duration, longest first (ties in
-    collected order), then the others in collected order."""
-    timed = [i for i, nodeid in enumerate(nodeids) if nodeid in durations]
-    timed.sort(key=lambda i: -durations[nodeids[i]])
-    known = set(timed)
-    return timed + [i for i in range(len(nodeids)) if i not in known]
+def slowest_first(paths: Sequence[Sequence[str]], durations: Mapping[str, float]) -> list[int]:
+    """Positions of the tests in run order.
+
+    `paths[i]` names test i and its collectors, outermost first: the node ids from its
+    directory or module down to the test's own id, its last entry and its key in
+    `durations`. At every level the siblings under one parent are ordered by the total
+    recorded time under them, longest first (ties keep the collected order); siblings
+    with no recorded time follow in collected order. A collector's tests stay together.
+    """
+
+    def seconds(i: int) -> float | None:
+        return durations.get(paths[i][-1])
+
+    def order(members: list[int], level: int) -> list[int]:
+        groups: dict[str, list[int]] = {}
+        leaves: list[int] = []  # tests whose own id is at this level
+        for i in members:
+            if level >= len(paths[i]) - 1:
+                leaves.append(i)
+            else:
+                groups.setdefault(paths[i][level], []).append(i)
+        # a test and a collector at one level are siblings too: rank them together
+        blocks: list[tuple[list[int], bool]] = [([i], True) for i in leaves]
+        blocks += [(g, False) for g in groups.values()]
+        blocks.sort(key=lambda block: block[0][0])  # collected order of first appearance
+        totals = [
+            [s for s in (seconds(i) for i in block) if s is not None] for block, _ in blocks
+        ]
+        timed = [b for b in range(len(blocks)) if totals[b]]
+        timed.sort(key=lambda b: -sum(totals[b]))
+        untimed = [b for b in range(len(blocks)) if not totals[b]]
+        out: list[int] = []
+        for b in timed + untimed:
+            block, leaf = blocks[b]
+            out += block if leaf else order(block, level + 1)
+        return out
+
+    return order(list(range(len(paths))), 0)

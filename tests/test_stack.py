@@ -36,6 +36,17 @@ def test_exceptions_pass_through_unchanged() -> None:
     assert info.value is error
 
 
+def test_its_frames_are_hidden_from_pytest_tracebacks() -> None:
+    def fail() -> None:
+        raise KeyError("k")
+
+    with pytest.raises(KeyError) as info:
+        on_fresh_stack(fail)
+    shown = [entry.name for entry in info.traceback.filter(info)]
+    assert shown == ["test_its_frames_are_hidden_from_pytest_tracebacks", "fail"]
+    assert len(info.traceback) == 4  # with on_fresh_stack and the trampoline
+
+
 def test_deep_recursion_below_it_still_works() -> None:
     def depth(n: int) -> int:
         return 0 if n == 0 else 1 + depth(n - 1)
@@ -80,6 +91,8 @@ def test_no_chunk_thrash_at_any_caller_depth() -> None:
         on_fresh_stack(_layer_pass)
 
     plain = max(_faults_per_call(d, _layer_pass) for d in depths)
+    if plain < 100:  # no depth put a boundary under the siblings: nothing to compare with
+        pytest.skip(f"plain calls do not thrash on this interpreter ({plain} faults a call)")
     guarded = max(_faults_per_call(d, fresh) for d in depths)
     assert guarded < 40, (
         f"{guarded} page faults per call through on_fresh_stack ({plain} without)"
