@@ -36,6 +36,9 @@ _PROGRESS_TOKEN: pytest.StashKey[Token[_progress.ProgressSink | None]] = pytest.
 _DURATIONS = pytest.StashKey[dict[str, float]]()
 #: The workerinput key the xdist controller hands the durations to its workers under.
 _DURATIONS_INPUT = "fairness_durations"
+#: Markers of plugins that order tests (pytest-order, pytest-ordering, pytest-dependency,
+#: pytest-random-order): with any of them the collected order is kept.
+_ORDER_MARKERS = ("order", "run", "dependency", "random_order")
 #: The attribute a call-phase TestReport carries the test's results in (plain builtins, so
 #: it survives pytest-xdist's report serialisation to the controller).
 _REPORT_KEY = "pytest_fairness"
@@ -196,7 +199,7 @@ def pytest_report_header(config: pytest.Config) -> str:
     extra = [f"{key}={value}" for key, value in (
         ("report", s.report), ("compare", _report_option(config, "compare")),
         ("save-baseline", _report_option(config, "save_baseline"))) if value]
-    if getattr(config.option, "numprocesses", None):  # pytest-xdist's -n
+    if getattr(config.option, "dist", "no") != "no":  # pytest-xdist
         durations = _xdist_durations(config)
         extra.append("xdist order: collected" if durations is None else
                      f"xdist order: slowest first ({len(durations)} timed tests)" if durations
@@ -211,10 +214,14 @@ def pytest_report_header(config: pytest.Config) -> str:
 
 def _xdist_durations(config: pytest.Config) -> dict[str, float] | None:
     """Durations for ordering xdist workers' tests, read once from pytest's cache; None
-    with `--fairness-xdist-order=collected` or without the cache plugin."""
+    with `--fairness-xdist-order=collected`, without the cache plugin, when only collecting,
+    and under the `--dist` modes that pin whole scopes or every test to workers (`each`,
+    `loadscope`, `loadfile`, `loadgroup`: xdist orders those scopes itself, and a run keeps
+    the order within a scope that users of those modes rely on)."""
     cache = getattr(config, "cache", None)
-    if (_report_option(config, "xdist_order") or "slowest-first") != "slowest-first" or (
-            cache is None):
+    if ((_report_option(config, "xdist_order") or "slowest-first") != "slowest-first"
+            or cache is None or config.option.collectonly
+            or getattr(config.option, "dist", "no") not in ("load", "worksteal")):
         return None
     if _DURATIONS not in config.stash:
         from .schedule import DURATIONS_KEY, read_durations
@@ -241,21 +248,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     from .schedule import slowest_first
 
-    order = slowest_first([[n.nodeid for n in item.listchain()[1:]] for item in items],
-                          durations)
-    items[:] = [items[i] for i in order]
+    # a collector is named by its type too: with --doctest-modules a file is collected as
+    # a Module and as a DoctestModule of the same node id, and each must stay together
+    paths = [[f"{type(n).__name__}:{n.nodeid}" for n in item.listchain()[1:-1]] + [item.nodeid]
+             for item in items]
+    items[:] = [items[i] for i in slowest_first(paths, durations)]
 
 
 def _ordered_elsewhere(config: pytest.Config, items: list[pytest.Item]) -> bool:
     """Whether the collected order is someone's choice the schedule must keep: a plugin
-    that orders tests (pytest-randomly, the order markers of pytest-order and
-    pytest-ordering), or a parametrized fixture wider than a test, whose parameters
-    pytest runs one after the other across modules."""
+    that orders tests (pytest-randomly; the markers of pytest-order, pytest-ordering,
+    pytest-dependency and pytest-random-order), or a parametrized fixture wider than a
+    test, whose parameters pytest runs one after the other across modules."""
     if config.pluginmanager.hasplugin("randomly") and config.getoption(
             "randomly_reorganize", True):
         return True
     for item in items:
-        if item.get_closest_marker("order") or item.get_closest_marker("run"):
+        if any(item.get_closest_marker(name) for name in _ORDER_MARKERS):
             return True
         callspec = getattr(item, "callspec", None)
         if callspec is not None:
@@ -336,7 +345,7 @@ class _Reporter:
         self.config = config
         self.settings = settings
         self.tests: list[RecordedTest] = []
-        self.durations: dict[str, float] = {}  # call phase of each test that ran
+        self.durations: dict[str, float] = {}  # setup + call + teardown of each test
         self.summary: Summary | None = None
         self.baseline: dict[str, Any] | None = None
         self.compare_path = _report_option(config, "compare")
@@ -358,8 +367,10 @@ class _Reporter:
             from .report import RecordedTest
 
             self.tests.append(RecordedTest.from_payload(payload))
-        if report.when == "call":
-            self.durations[report.nodeid] = report.duration
+        # setup, call and teardown: a module's first test carries its fixtures' set-up
+        self.durations[report.nodeid] = (
+            (self.durations.get(report.nodeid, 0.0) if report.when != "setup" else 0.0)
+            + report.duration)
 
     def _save_durations(self) -> None:
         """Merge this run's durations into pytest's cache, for `--fairness-xdist-order`."""

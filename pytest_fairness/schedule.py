@@ -1,19 +1,20 @@
 """Run order under pytest-xdist: the slowest tests first, by the durations of the last run.
 
-pytest-xdist hands tests to its workers in collection order, and a worker always holds the
-next test queued behind the one it runs. When a long test comes late, one worker runs it
-while the others have nothing left: with 8 fairness tests of 5-12 s on 2 workers, the
+pytest-xdist hands tests to its workers in collection order (under `--dist load`, first a
+block of consecutive tests to each, then more as they finish), and a worker always holds
+the next test queued behind the one it runs. When a long test comes late, one worker runs
+it while the others have nothing left: with 8 fairness tests of 5-12 s on 2 workers, the
 collected order left one worker idle for 10 s of a 51 s run. Sending the longest work
 first (the longest-processing-time rule) leaves short tests for the end, so the workers
 finish close together.
 
 The order keeps pytest's grouping: siblings (the modules of a directory, the classes and
 functions of a module) are ordered by the time of everything under them, so a module's or
-a class's tests stay together and their fixtures are set up once per worker, as in
-collected order. Siblings with no recorded time keep their collected order after the timed
-ones. The plugin records the call-phase durations (pytest's cache, key `DURATIONS_KEY`),
-the xdist controller reads them once and hands them to every worker, and every worker
-orders its collection with them, the same way.
+a class's tests stay together and their fixtures are set up no more often than in
+collected order. Siblings with no recorded time keep their collected order after the
+timed ones. The plugin records each test's time, set-up to teardown, in pytest's cache
+(key `DURATIONS_KEY`); the xdist controller reads them once and hands them to every
+worker, and every worker orders its collection with them, the same way.
 """
 
 from __future__ import annotations

@@ -191,6 +191,70 @@ def test_xdist_workers_run_the_slowest_tests_first(pytester: pytest.Pytester) ->
     assert _run_order(pytester) == COLLECTED
 
 
+def test_workers_use_the_durations_the_controller_read(pytester: pytest.Pytester) -> None:
+    """The controller reads the durations once and hands them over: a cache rewritten
+    after that (another run sharing it) does not reach the workers' collection."""
+    pytester.makepyfile(test_suite=SUITE)
+    pytester.makeconftest("""
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure_node(node):
+    node.config.cache.set("fairness/durations", {"test_suite.py::test_quick": 99.0})
+""")
+    _write_durations(pytester, {"test_suite.py::test_quick": 0.01,
+                                "test_suite.py::test_slow": 0.5,
+                                "test_suite.py::test_middle": 0.25})
+    assert _run_order(pytester, "-p", "xdist", "-n", "1") == [
+        "slow", "middle", "quick", "plain"]
+
+
+def test_scope_pinning_dist_modes_keep_the_collected_order(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_suite=SUITE)
+    _write_durations(pytester, {"test_suite.py::test_quick": 0.01,
+                                "test_suite.py::test_slow": 0.5})
+    for mode in ("loadfile", "loadscope"):
+        assert _run_order(pytester, "-p", "xdist", "-n", "1", "--dist", mode) == COLLECTED
+    result = pytester.runpytest_subprocess("-p", "xdist", "-n", "1", "--dist", "loadfile")
+    result.stdout.fnmatch_lines(["*xdist order: collected*"])
+
+
+DOCTESTED = """
+import pytest
+
+def _log(name):
+    with open("order.txt", "a") as handle:
+        handle.write(name + "\\n")
+
+@pytest.fixture(scope="module")
+def shared():
+    _log("SETUP")
+
+def halve(x):
+    \"\"\"
+    >>> halve(4)
+    2.0
+    \"\"\"
+    return x / 2
+
+def test_a(shared):
+    _log("a")
+
+def test_b(shared):
+    _log("b")
+"""
+
+
+def test_a_modules_doctests_do_not_split_its_tests(pytester: pytest.Pytester) -> None:
+    """With --doctest-modules a file is two collectors of one node id (its tests and its
+    doctests); each stays together, so the module fixture is set up once."""
+    pytester.makepyfile(test_docs=DOCTESTED)
+    _write_durations(pytester, {"test_docs.py::test_a": 0.1, "test_docs.py::test_b": 3.0,
+                                "test_docs.py::test_docs.halve": 1.0})
+    order = _run_order(pytester, "-p", "xdist", "-n", "1", "--doctest-modules", passed=3)
+    assert order == ["SETUP", "b", "a"]
+
+
 def test_the_header_says_which_order_xdist_workers_use(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_suite=SUITE)
     result = pytester.runpytest_subprocess("-p", "xdist", "-n", "1")
