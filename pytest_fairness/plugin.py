@@ -168,7 +168,7 @@ def pytest_configure(config: pytest.Config) -> None:
                                 f"{', '.join(_PROGRESS_MODES)}")
     from .schedule import ORDERS
 
-    order = _report_option(config, "xdist_order") or "slowest-first"
+    order = _report_option(config, "xdist_order")  # the ini default when not given
     if order not in ORDERS:
         raise pytest.UsageError(f"--fairness-xdist-order={order!r}: choose one of "
                                 f"{', '.join(ORDERS)}")
@@ -219,7 +219,7 @@ def _xdist_durations(config: pytest.Config) -> dict[str, float] | None:
     `loadscope`, `loadfile`, `loadgroup`: xdist orders those scopes itself, and a run keeps
     the order within a scope that users of those modes rely on)."""
     cache = getattr(config, "cache", None)
-    if ((_report_option(config, "xdist_order") or "slowest-first") != "slowest-first"
+    if (_report_option(config, "xdist_order") != "slowest-first"
             or cache is None or config.option.collectonly
             or getattr(config.option, "dist", "no") not in ("load", "worksteal")):
         return None

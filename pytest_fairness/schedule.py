@@ -75,27 +75,18 @@ def slowest_first(paths: Sequence[Sequence[str]], durations: Mapping[str, float]
         return durations.get(paths[i][-1])
 
     def order(members: list[int], level: int) -> list[int]:
+        # siblings at this level, in collected order: a test is keyed by its own id once
+        # `level` reaches it, so tests and collectors under one parent rank together
         groups: dict[str, list[int]] = {}
-        leaves: list[int] = []  # tests whose own id is at this level
         for i in members:
-            if level >= len(paths[i]) - 1:
-                leaves.append(i)
-            else:
-                groups.setdefault(paths[i][level], []).append(i)
-        # a test and a collector at one level are siblings too: rank them together
-        blocks: list[tuple[list[int], bool]] = [([i], True) for i in leaves]
-        blocks += [(g, False) for g in groups.values()]
-        blocks.sort(key=lambda block: block[0][0])  # collected order of first appearance
-        totals = [
-            [s for s in (seconds(i) for i in block) if s is not None] for block, _ in blocks
-        ]
-        timed = [b for b in range(len(blocks)) if totals[b]]
-        timed.sort(key=lambda b: -sum(totals[b]))
-        untimed = [b for b in range(len(blocks)) if not totals[b]]
+            groups.setdefault(paths[i][min(level, len(paths[i]) - 1)], []).append(i)
+        totals = {key: [s for s in map(seconds, g) if s is not None] for key, g in groups.items()}
+        timed = sorted((key for key in groups if totals[key]), key=lambda k: -sum(totals[k]))
         out: list[int] = []
-        for b in timed + untimed:
-            block, leaf = blocks[b]
-            out += block if leaf else order(block, level + 1)
+        for key in timed + [key for key in groups if not totals[key]]:
+            group = groups[key]
+            leaves = all(level >= len(paths[i]) - 1 for i in group)
+            out += group if leaves else order(group, level + 1)
         return out
 
     return order(list(range(len(paths))), 0)

@@ -107,15 +107,19 @@ def test_merge_updates_keeps_others_and_drops_the_oldest_beyond_the_limit() -> N
 
 # ---------------------------------------------------------------------------- the plugin
 
-SUITE = """
+#: Each generated test file starts with this: its tests log their names in run order.
+LOG = """
+def _log(name):
+    with open("order.txt", "a") as handle:
+        handle.write(name + "\\n")
+"""
+
+SUITE = LOG + """
 import time
 
 import pytest_fairness as pf
 from pytest_fairness import assertions  # loaded now, not in the first test's time
 
-def _log(name):
-    with open("order.txt", "a") as handle:
-        handle.write(name + "\\n")
 
 def test_quick():
     _log("quick")
@@ -219,12 +223,9 @@ def test_scope_pinning_dist_modes_keep_the_collected_order(pytester: pytest.Pyte
     result.stdout.fnmatch_lines(["*xdist order: collected*"])
 
 
-DOCTESTED = """
+DOCTESTED = LOG + """
 import pytest
 
-def _log(name):
-    with open("order.txt", "a") as handle:
-        handle.write(name + "\\n")
 
 @pytest.fixture(scope="module")
 def shared():
@@ -267,12 +268,9 @@ def test_the_header_says_which_order_xdist_workers_use(pytester: pytest.Pytester
     assert "xdist order" not in pytester.runpytest_subprocess().stdout.str()
 
 
-MODULE = """
+MODULE = LOG + """
 import time
 
-def _log(name):
-    with open("order.txt", "a") as handle:
-        handle.write(name + "\\n")
 
 def test_1():
     _log("{name}1")
@@ -298,11 +296,7 @@ import pytest
 @pytest.fixture(scope="session", params=["x", "y"])
 def model(request):
     return request.param
-""", """
-def _log(name):
-    with open("order.txt", "a") as handle:
-        handle.write(name + "\\n")
-
+""", LOG + """
 def test_1(model):
     _log("{name}1" + model)
 
