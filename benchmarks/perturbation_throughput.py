@@ -16,7 +16,7 @@ every perturbation generator but fluency:
   them (`Corpus.anchored` + `names`, then `mutations_many`, which includes the swap);
 
 and, in the same run, the time of ``nlp.pipe`` parsing the same sentences with the same
-pipeline (`pytest_fairness.nlp.load()`, every component, batch 256; timed before and after
+pipeline (`pytest_fairness.resources.nlp.load()`, every component, batch 256; timed before and after
 the generators, averaged): the floor a generator that ran the whole pipeline could not
 beat. The generators skip the entity recogniser they do not read, so they can beat it;
 the parse without it (``parse_without_ner_s``) is reported too. One-time costs (loading
@@ -65,10 +65,10 @@ def _timed(action: Callable[[], Any]) -> tuple[float, Any]:
 def setup_costs(attribute: str) -> tuple[dict[str, float], Any, list[str]]:
     """Time the one-time costs; returns (seconds by item, the spaCy pipeline, the names)."""
     import pytest_fairness as pf
-    from pytest_fairness import embeddings, knowledge
-    from pytest_fairness import names as name_lists
-    from pytest_fairness import nlp as nlp_module
     from pytest_fairness.perturb import gender
+    from pytest_fairness.resources import embeddings, knowledge
+    from pytest_fairness.resources import names as name_lists
+    from pytest_fairness.resources import nlp as nlp_module
 
     costs: dict[str, float] = {}
     costs["import_s"], _ = _timed(lambda: pf.__name__)
@@ -90,7 +90,8 @@ def run_generators(
 ) -> dict[str, tuple[float, int]]:
     """Seconds and number of perturbations made, per generator, on `texts`."""
     import pytest_fairness as pf
-    from pytest_fairness import embeddings, knowledge, perturb
+    from pytest_fairness import perturb
+    from pytest_fairness.resources import embeddings, knowledge
 
     def names_step() -> int:
         anchors = pf.Corpus(texts).anchored(
@@ -164,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     results = run_generators(texts, names, args.attribute, pipeline)
     parse_last = parse([])
     parse_s = (parse_first + parse_last) / 2
-    from pytest_fairness.nlp import disabled
+    from pytest_fairness.resources.nlp import disabled
 
     no_ner_s = parse(disabled(pipeline))
 

@@ -90,7 +90,7 @@ def cheap_model(cache_size: int | None = None) -> Any:
 def child(path: Path, size: int, profile: bool, cache_size: int | None) -> dict[str, Any]:
     """One size in this process: load and warm up, then time `psa` over the file."""
     import pytest_fairness as pf
-    from pytest_fairness import nlp
+    from pytest_fairness.resources import nlp
 
     nlp.load()("She said his name.").has_annotation("DEP")  # load and warm up spaCy
     model = cheap_model(cache_size)

@@ -73,8 +73,8 @@ def generator() -> object:
     """
     import os
 
-    from pytest_fairness.fluency import load_smollm2
     from pytest_fairness.metrics.generation import hf_generator
+    from pytest_fairness.resources.fluency import load_smollm2
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:

@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 
 import pytest_fairness as pf
-from pytest_fairness import recording
+from pytest_fairness import context as recording
 from pytest_fairness.metrics import log_odds_dirichlet, term_sensitivity_clusters
 from pytest_fairness.metrics.lexical import TermClusters
 from pytest_fairness.perturb.templates import Template, fill, load_templates

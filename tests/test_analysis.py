@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import pytest_fairness as pf
-from pytest_fairness import analysis, perturb
+from pytest_fairness import perturb
+from pytest_fairness.checks import analysis
 from pytest_fairness.metrics import psa_from_scores
 from pytest_fairness.types import Case, Perturbation, Span
 

@@ -18,7 +18,7 @@ from pytest_fairness.corpus import (
     is_person_noun,
     person_noun_gender,
 )
-from pytest_fairness.nlp import load as load_pipeline
+from pytest_fairness.resources.nlp import load as load_pipeline
 
 pytestmark = pytest.mark.slow
 

@@ -14,8 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pytest_fairness as pf
-from pytest_fairness import assertions as A
-from pytest_fairness import perturb, recording
+from pytest_fairness import context as recording
+from pytest_fairness import perturb
+from pytest_fairness.checks import assertions as A
 from pytest_fairness.settings import Settings
 from pytest_fairness.types import Case, FairnessResult, Violation
 
@@ -336,7 +337,7 @@ class FakeMutations:
 
 
 def test_eps_k_generates_mutations_for_the_attribute(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_fairness import analysis
+    from pytest_fairness.checks import analysis
 
     fake = FakeMutations()
     monkeypatch.setattr(analysis, "mutations_module", lambda: fake)
@@ -351,7 +352,7 @@ def test_eps_k_generates_mutations_for_the_attribute(monkeypatch: pytest.MonkeyP
 
 
 def test_eps_k_falls_back_to_the_gender_swap(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_fairness import analysis
+    from pytest_fairness.checks import analysis
 
     monkeypatch.setattr(analysis, "mutations_module", lambda: None)
     A.assert_eps_k_fair(fair, "He is a good man.", eps=0.0, k=1, attribute="gender")
@@ -486,8 +487,8 @@ def test_no_pytest_in_the_assertion_modules() -> None:
     import sys
 
     code = (
-        "import sys, pytest_fairness.assertions, pytest_fairness.mitigation, "
-        "pytest_fairness.analysis\n"
+        "import sys, pytest_fairness.checks.assertions, pytest_fairness.models.mitigation, "
+        "pytest_fairness.checks.analysis\n"
         "print([m for m in ('pytest', 'hypothesis', 'torch', 'spacy') if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -510,7 +511,7 @@ def test_violations_are_numpy_free_in_the_record() -> None:
 
 
 def test_mark_and_clip() -> None:
-    from pytest_fairness._table import clip, fmt, mark
+    from pytest_fairness.report.failure import clip, fmt, mark
 
     assert mark("He met her.", [(7, 10), (0, 2)]) == "[[He]] met [[her]]."
     assert mark("He met her.", [(0, 2), (1, 3), (5, 5)]) == "[[He]] met her."  # overlap, empty

@@ -17,8 +17,11 @@ import numpy as np
 import pytest
 
 import pytest_fairness as pf
-from pytest_fairness import recording
-from pytest_fairness.cache import (
+from pytest_fairness import context as recording
+from pytest_fairness.context import SessionState
+from pytest_fairness.context import TestState as _TestState
+from pytest_fairness.errors import ConfigurationError
+from pytest_fairness.models.cache import (
     CacheWarning,
     DiskCache,
     PredictionCache,
@@ -26,9 +29,6 @@ from pytest_fairness.cache import (
     close_disk_caches,
     open_disk_cache,
 )
-from pytest_fairness.errors import ConfigurationError
-from pytest_fairness.recording import SessionState
-from pytest_fairness.recording import TestState as _TestState
 from pytest_fairness.settings import Settings
 
 TEXTS = ["he is good", "she is bad", "they left", "a doctor stayed home"]
@@ -291,7 +291,7 @@ _WRITER = textwrap.dedent(
     """
     import sys
     import numpy as np
-    from pytest_fairness.cache import DiskCache
+    from pytest_fairness.models.cache import DiskCache
 
     directory, worker = sys.argv[1], int(sys.argv[2])
     store = DiskCache(directory)

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_fairness import ConfigurationError, Corpus, recording
+from pytest_fairness import ConfigurationError, Corpus
+from pytest_fairness import context as recording
 from pytest_fairness.settings import Settings
 
 TEXTS = ["She left.", "I saw her.", "He hurt himself.", "No pronoun here.", "Zoë said — café."]

@@ -9,9 +9,9 @@ import sys
 import numpy as np
 import pytest
 
-from pytest_fairness import embeddings
-from pytest_fairness.embeddings import WordVectors, as_vectors, from_arrays, from_mapping
 from pytest_fairness.errors import ConfigurationError, MissingDependencyError
+from pytest_fairness.resources import embeddings
+from pytest_fairness.resources.embeddings import WordVectors, as_vectors, from_arrays, from_mapping
 
 # A toy table where the analogy arithmetic is exact: person = royal/common x gender.
 TOY = {
@@ -185,9 +185,9 @@ def test_missing_packages_name_the_install_command(monkeypatch: pytest.MonkeyPat
 
 def test_importing_embeddings_loads_nothing_heavy() -> None:
     code = (
-        "import sys, pytest_fairness.embeddings, pytest_fairness.perturb.analogy, "
+        "import sys, pytest_fairness.resources.embeddings, pytest_fairness.perturb.analogy, "
         "pytest_fairness.perturb.active, pytest_fairness.perturb.mutations, "
-        "pytest_fairness.fluency\n"
+        "pytest_fairness.resources.fluency\n"
         "heavy = [m for m in ('torch', 'transformers', 'spacy', 'pyarrow', 'conceptnet_lite') "
         "if m in sys.modules]\n"
         "assert not heavy, heavy\n"

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pytest_fairness import fluency
 from pytest_fairness.errors import ConfigurationError, MissingDependencyError
-from pytest_fairness.fluency import FluencyScorer, fluency_of
+from pytest_fairness.resources import fluency
+from pytest_fairness.resources.fluency import FluencyScorer, fluency_of
 from pytest_fairness.types import Perturbation, Span
 
 HAVE_TORCH = all(importlib.util.find_spec(m) is not None for m in ("torch", "transformers"))

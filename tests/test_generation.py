@@ -12,13 +12,7 @@ from typing import Any, ClassVar
 import pytest
 
 import pytest_fairness as pf
-from pytest_fairness import lexicon
-from pytest_fairness.errors import (
-    ConfigurationError,
-    MissingDependencyError,
-    ModelOutputError,
-)
-from pytest_fairness.lexicon import CountingSentimentScorer, counting_sentiment
+from pytest_fairness.errors import ConfigurationError, MissingDependencyError, ModelOutputError
 from pytest_fairness.metrics import average_individual_fairness
 from pytest_fairness.metrics.generation import (
     HFGenerator,
@@ -27,6 +21,8 @@ from pytest_fairness.metrics.generation import (
     hf_generator,
     rescore,
 )
+from pytest_fairness.resources import lexicon
+from pytest_fairness.resources.lexicon import CountingSentimentScorer, counting_sentiment
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
 

@@ -149,7 +149,7 @@ def test_fluency_scorer_on_cuda_matches_cpu() -> None:
     from tokenizers import ByteLevelBPETokenizer
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
-    from pytest_fairness.fluency import FluencyScorer
+    from pytest_fairness.resources.fluency import FluencyScorer
 
     bpe = ByteLevelBPETokenizer()
     bpe.train_from_iterator(

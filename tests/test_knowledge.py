@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_fairness import knowledge
 from pytest_fairness.errors import ConfigurationError
-from pytest_fairness.knowledge import (
+from pytest_fairness.resources import knowledge
+from pytest_fairness.resources.knowledge import (
     CACHE_ENV,
     SENSITIVE_ATTRIBUTES,
     ConceptNetGraph,
@@ -135,7 +135,7 @@ def test_bundled_weak_edges_count_only_with_a_lower_weight_bound(
     bundled: tuple[InMemoryGraph, Path],
 ) -> None:
     _, cache = bundled
-    data = Path(knowledge.__file__).parent / "data" / knowledge.BUNDLED_EDGES
+    data = Path(knowledge.__file__).parent.parent / "data" / knowledge.BUNDLED_EDGES
     lenient = knowledge.from_edge_file(data, cache=cache, rule=PersonRule(min_weight=0.5))
     assert lenient.is_person("robot")  # robot -IsA(1.0)-> worker -> person
 
@@ -504,7 +504,7 @@ def test_two_databases_in_one_process(tmp_path: Path) -> None:
 def test_importing_knowledge_loads_no_heavy_dependency() -> None:
     code = (
         "import json, sys\n"
-        "import pytest_fairness.knowledge\n"
+        "import pytest_fairness.resources.knowledge\n"
         "print(json.dumps([m for m in ('conceptnet_lite', 'wn', 'peewee', 'pytest') "
         "if m in sys.modules]))\n"
     )

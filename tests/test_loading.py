@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pytest_fairness.errors import ConfigurationError
-from pytest_fairness.loading import load_object
+from pytest_fairness.plugin.loading import load_object
 
 
 def test_file_module_attribute_and_factory(tmp_path: Path) -> None:

@@ -29,7 +29,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import pytest_fairness as pf
-from pytest_fairness import recording
+from pytest_fairness import context as recording
+from pytest_fairness.context import SessionState
+from pytest_fairness.context import TestState as _TestState
 from pytest_fairness.errors import ConfigurationError, ModelCallError, ModelOutputError
 from pytest_fairness.models import (
     SKIPPED_LABEL,
@@ -39,8 +41,6 @@ from pytest_fairness.models import (
     TransformersModel,
     WhiteBoxModel,
 )
-from pytest_fairness.recording import SessionState
-from pytest_fairness.recording import TestState as _TestState
 from pytest_fairness.settings import Settings
 from pytest_fairness.types import FloatArray, ModelStats, TextModel
 

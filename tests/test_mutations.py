@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_fairness.errors import ConfigurationError
-from pytest_fairness.knowledge import InMemoryGraph
 from pytest_fairness.perturb.mutations import Mutator, mutations, mutations_many
+from pytest_fairness.resources.knowledge import InMemoryGraph
 from pytest_fairness.types import Perturbation
 
 pytestmark = pytest.mark.slow
@@ -41,7 +41,7 @@ SENTENCES = [
 
 @pytest.fixture(scope="module")
 def nlp() -> Any:
-    from pytest_fairness import nlp as nlp_module
+    from pytest_fairness.resources import nlp as nlp_module
 
     return nlp_module.load()
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pytest_fairness import ConfigurationError, MissingDependencyError
-from pytest_fairness import names as N
+from pytest_fairness.resources import names as N
 
 #: checklist-pattern is optional (install it with --no-deps); its tests skip without it.
 needs_checklist = pytest.mark.skipif(
@@ -30,8 +30,8 @@ NOT_NAMES_IN_CONTEXT = {"Will", "Go", "True", "May", "June", "Major", "Grant", "
 def test_importing_reads_no_file_and_no_spacy() -> None:
     code = (
         "import json, sys\n"
-        "import pytest_fairness, pytest_fairness.names, pytest_fairness.perturb\n"
-        "import pytest_fairness.names as N, pytest_fairness.perturb.gender as G\n"
+        "import pytest_fairness, pytest_fairness.resources.names, pytest_fairness.perturb\n"
+        "import pytest_fairness.resources.names as N, pytest_fairness.perturb.gender as G\n"
         "T = sys.modules['pytest_fairness.perturb.templates']\n"
         "print(json.dumps([m for m in ('spacy', 'names', 'checklist', 'munch') "
         "if m in sys.modules] + [N._census.cache_info().currsize, "
@@ -202,7 +202,7 @@ def test_data_unpickler_refuses_anything_but_plain_containers() -> None:
 def test_verdicts_persist_so_a_new_process_parses_no_name_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pytest_fairness import nlp
+    from pytest_fairness.resources import nlp
 
     monkeypatch.setenv("PYTEST_FAIRNESS_CACHE", str(tmp_path))
     monkeypatch.setattr(N, "_VERDICTS", {})

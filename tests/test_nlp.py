@@ -1,4 +1,4 @@
-"""pytest_fairness.nlp: the components a perturbation step leaves out of the parse."""
+"""pytest_fairness.resources.nlp: the components a perturbation step leaves out of the parse."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pytest_fairness import nlp as nlp_module
+from pytest_fairness.resources import nlp as nlp_module
 
 
 class _Pipeline:

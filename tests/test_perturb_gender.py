@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def nlp() -> Any:
-    from pytest_fairness import nlp as nlp_module
+    from pytest_fairness.resources import nlp as nlp_module
 
     return nlp_module.load()
 
@@ -255,7 +255,7 @@ def test_shipped_pairs_are_consistent() -> None:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=st.text(max_size=80))
 def test_arbitrary_text_never_crashes_and_spans_match(text: str) -> None:
-    from pytest_fairness import nlp as nlp_module
+    from pytest_fairness.resources import nlp as nlp_module
 
     language = nlp_module.load()
     targets: tuple[perturb.Target, ...] = ("opposite", "neutral")
@@ -274,7 +274,7 @@ GENDERED_PIECES = ["he", "She", "her", "HIS", "hers", "himself", "man", "Women",
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(words=st.lists(st.sampled_from(GENDERED_PIECES), min_size=1, max_size=12))
 def test_word_salad_with_gendered_words_keeps_exact_spans(words: list[str]) -> None:
-    from pytest_fairness import nlp as nlp_module
+    from pytest_fairness.resources import nlp as nlp_module
 
     language = nlp_module.load()
     text = " ".join(words)
@@ -298,7 +298,7 @@ OBJECTS = ["him", "her", "his dog", "her dog", "the men", "the women", "his wife
        obj=st.sampled_from(OBJECTS))
 def test_swap_is_an_involution_on_unambiguous_sentences(subject: str, verb: str,
                                                          obj: str) -> None:
-    from pytest_fairness import nlp as nlp_module
+    from pytest_fairness.resources import nlp as nlp_module
 
     language = nlp_module.load()
     text = f"{subject} {verb} {obj}."

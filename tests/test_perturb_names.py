@@ -153,7 +153,7 @@ def test_bad_input_is_a_configuration_error() -> None:
 
 
 def test_names_works_with_the_shipped_name_lists() -> None:
-    from pytest_fairness import names
+    from pytest_fairness.resources import names
 
     picked = names.popular(n=6)
     a = anchor("Yesterday she called me.", "she", "subject")

@@ -68,7 +68,7 @@ def test_ini_configured_project_runs_green(project: pytest.Pytester) -> None:
         """
         import pytest
         import pytest_fairness as pf
-        from pytest_fairness.recording import current_settings
+        from pytest_fairness.context import current_settings
 
         def test_fixtures(fairness_model, fairness_corpus, fairness_settings):
             assert isinstance(fairness_model, pf.TextModel)

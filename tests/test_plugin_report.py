@@ -1,6 +1,6 @@
 """The reporting side of the plugin, end to end with pytester.
 
-Small suites record hand-built results through `pytest_fairness.recording.record` (and
+Small suites record hand-built results through `pytest_fairness.context.record` (and
 call real `assert_*` functions on a planted-bias model), and the tests check the terminal
 summary, the JSON (against its schema), the HTML (screenshot in headless Chromium), JUnit
 properties, the baseline gate, progress output, and pytest-xdist equivalence.
@@ -27,7 +27,7 @@ from pytest_fairness.report import schema_path
 FAIRSAMPLE = '''
 import json, warnings
 from pathlib import Path
-from pytest_fairness.recording import current_settings, record
+from pytest_fairness.context import current_settings, record
 
 def check(relation, value, bound, *, name="max_shift", n_inputs=10, violations=0, extra=None):
     passed = value <= bound
@@ -425,7 +425,7 @@ def test_help_lists_the_report_options(pytester: pytest.Pytester) -> None:
 # --------------------------------------------------------------------------- progress
 
 PROGRESS_SUITE = '''
-from pytest_fairness.progress import progress
+from pytest_fairness.runtime.progress import progress
 
 def test_long_scoring():
     with progress(1000, "scoring perturbations", delay=0, interval=0) as advance:
@@ -515,7 +515,7 @@ def test_plugin_works_when_xdist_is_not_installed(pytester: pytest.Pytester) -> 
 REAL_SUITE = '''
 import pytest
 import pytest_fairness as pf
-from pytest_fairness.assertions import assert_label_invariant, assert_scoresens_below
+from pytest_fairness.checks.assertions import assert_label_invariant, assert_scoresens_below
 from fairsample import check
 
 BIASED = ("Maria", "Aisha", "She ", "she ")

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from _report_samples import cluster_result, mitigation_result, psa_result, result, violation
 
-from pytest_fairness import progress as prog
 from pytest_fairness import report as rp
-from pytest_fairness._text import bar_chart, line_chart, segments
+from pytest_fairness.report.text import bar_chart, line_chart, segments
+from pytest_fairness.runtime import progress as prog
 
 
 def _validator(kind: str = "report") -> jsonschema.protocols.Validator:
@@ -401,7 +401,7 @@ def test_changed_words_are_marked_and_wrapped() -> None:
                                perturbed_spans=((150, 153),), original_score=0.1,
                                perturbed_score=0.9)
     s = rp.Summary(tests=(), groups=(), inputs=(d,))
-    from pytest_fairness._text import _inputs_section, _Style
+    from pytest_fairness.report.text import _inputs_section, _Style
 
     lines = _inputs_section(s, 60, 0, _Style(False))
     assert max(len(line) for line in lines) <= 60
@@ -449,10 +449,10 @@ def test_html_without_matplotlib_says_so(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_importing_the_report_layer_is_light() -> None:
-    code = ("import sys, pytest_fairness.report, pytest_fairness.progress, "
+    code = ("import sys, pytest_fairness.report, pytest_fairness.runtime.progress, "
             "pytest_fairness.plugin\n"
-            "print(sorted(m for m in ('matplotlib', 'jsonschema', 'xdist', 'pytest_fairness._html')"
-            " if m in sys.modules))")
+            "print(sorted(m for m in ('matplotlib', 'jsonschema', 'xdist', "
+            "'pytest_fairness.report.html') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_fairness.schedule import (
+from pytest_fairness.plugin.schedule import (
     DURATIONS_KEY,
     merge_durations,
     read_durations,
@@ -118,7 +118,7 @@ SUITE = LOG + """
 import time
 
 import pytest_fairness as pf
-from pytest_fairness import assertions  # loaded now, not in the first test's time
+from pytest_fairness.checks import assertions  # loaded now, not in the first test's time
 
 
 def test_quick():

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from pytest_fairness._stack import on_fresh_stack
+from pytest_fairness.runtime.stack import on_fresh_stack
 
 
 def test_passes_arguments_and_returns_the_result() -> None:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pytest_fairness._threads import (
+from pytest_fairness.runtime.threads import (
     THREAD_VARIABLES,
     cores_per_worker,
     share_cores,

@@ -9,7 +9,7 @@ Evaluation" (shared/papers/counterfactual-sentiment-bias-language-models.txt):
 - section 5.2 and Appendix A: each sensitive attribute (country, occupation, name) comes
   with sentence templates whose slot is filled with every attribute value; continuations
   are sampled for every fill and scored by a sentiment API or the counting-based scorer
-  (`pytest_fairness.lexicon`);
+  (`pytest_fairness.resources.lexicon`);
 - Appendix B: a fixed number of continuations per prompt, the same random seed for every
   fill of a template ("we fix the random seed ... and only change the attribute in
   template"), unfinished sentences removed.
@@ -40,12 +40,12 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from .. import recording
-from .._stack import on_fresh_stack
-from .._threads import torch_threads
+from .. import context as recording
 from ..errors import ConfigurationError, ModelCallError, ModelOutputError
 from ..models import _device, _eval_mode, as_model
 from ..perturb.templates import Template, TemplateSet, fill, load_templates
+from ..runtime.stack import on_fresh_stack
+from ..runtime.threads import torch_threads
 from ..types import TextModel
 from ._util import FloatArray, check_positive_int, clean_float
 from .wasserstein import demographic_disparity, total_group_fairness, wasserstein

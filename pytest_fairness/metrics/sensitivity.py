@@ -49,10 +49,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from .. import recording
-from .._stack import on_fresh_stack
+from .. import context as recording
 from ..errors import ConfigurationError, ModelOutputError
 from ..models import WhiteBoxModel, as_model
+from ..runtime.stack import on_fresh_stack
 from ..types import FloatArray, ModelStats, TextModel
 from ._util import clean_float
 

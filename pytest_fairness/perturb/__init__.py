@@ -2,7 +2,7 @@
 
 Nothing here imports pytest or hypothesis, and nothing loads spaCy or a data file at
 import: the functions that need a parse take an ``nlp`` argument (or load the default
-pipeline through `pytest_fairness.nlp` on first call), and the word lists and templates
+pipeline through `pytest_fairness.resources.nlp` on first call), and the word lists and templates
 under ``pytest_fairness/data`` are read on first use.
 
 - `names`: replace pronoun anchors with names (psa, section 2).
@@ -10,8 +10,9 @@ under ``pytest_fairness/data`` are read on first use.
 - `templates` / `load_templates` / `fill`: the papers' templates filled with groups of terms.
 
 The functions `names` and `templates` share their names with the modules that define
-them: ``pytest_fairness.perturb.names`` is the function (the module stays reachable as
-``sys.modules["pytest_fairness.perturb.names"]``).
+them: ``pytest_fairness.perturb.names`` is the function (its module is
+``pytest_fairness.perturb.name_swap``), and ``pytest_fairness.perturb.templates`` the function
+(the module stays reachable as ``sys.modules["pytest_fairness.perturb.templates"]``).
 
 To add a family of perturbations (analogy, active mutation, ...), add a module beside
 these and import its public functions below, adding them to ``__all__``.
@@ -31,7 +32,7 @@ from .gender import (
     swap_doc,
 )
 from .mutations import KINDS, MutationKind, Mutator, mutations, mutations_many
-from .names import names, possessive
+from .name_swap import names, possessive
 from .templates import Template, TemplateSet, fill, load_templates, template_sets, templates
 
 __all__ = [

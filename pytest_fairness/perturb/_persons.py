@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigurationError
-from ..knowledge import KnowledgeGraph
+from ..resources.knowledge import KnowledgeGraph
 from ..types import Perturbation, PerturbationKind, Span
 from ._edit import indefinite_article
 
@@ -233,7 +233,7 @@ def resolve_graph(graph: KnowledgeGraph | None) -> KnowledgeGraph:
     """`graph`, or the bundled `default_graph()` when None."""
     if graph is not None:
         return graph
-    from ..knowledge import default_graph
+    from ..resources.knowledge import default_graph
 
     return default_graph()
 
@@ -241,7 +241,7 @@ def resolve_graph(graph: KnowledgeGraph | None) -> KnowledgeGraph:
 def resolve_nlp(nlp: Any) -> Any:
     """A spaCy `Language`: `nlp` itself, or loaded by name / the default when str / None."""
     if nlp is None or isinstance(nlp, str):
-        from .. import nlp as nlp_module
+        from ..resources import nlp as nlp_module
 
         return nlp_module.load(nlp)
     return nlp
@@ -249,8 +249,8 @@ def resolve_nlp(nlp: Any) -> Any:
 
 def parse(nlp: Any, text: str) -> Any:
     """`text` parsed by `nlp` (see `resolve_nlp`) without the entity recogniser, which no
-    analogy or active mutation reads (`pytest_fairness.nlp.disabled`)."""
-    from ..nlp import disabled
+    analogy or active mutation reads (`pytest_fairness.resources.nlp.disabled`)."""
+    from ..resources.nlp import disabled
 
     pipeline = resolve_nlp(nlp)
     return pipeline(text, disable=disabled(pipeline))

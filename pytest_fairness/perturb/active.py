@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..knowledge import KnowledgeGraph
+from ..resources.knowledge import KnowledgeGraph
 from ..types import Perturbation, Span
 from ._edit import casing_of
 from ._persons import (

@@ -29,7 +29,7 @@ Choices, documented:
 - Subpopulations without a vector in the table take no part (GloVe has no "nonbinary").
 - One Perturbation per (target, p_i) whose t_M is a person, in sentence order then S_p
   order, with kind "analogy", `from_group` p_t, `to_group` p_i, and exact spans.
-- The default table is GloVe 6B 50d (`pytest_fairness.embeddings.default_vectors`,
+- The default table is GloVe 6B 50d (`pytest_fairness.resources.embeddings.default_vectors`,
   chosen by measured analogy accuracy over MiniLM word embeddings).
 """
 
@@ -39,9 +39,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..embeddings import VectorsLike, WordVectors, as_vectors, is_plain_word
 from ..errors import ConfigurationError
-from ..knowledge import KnowledgeGraph
+from ..resources.embeddings import VectorsLike, WordVectors, as_vectors, is_plain_word
+from ..resources.knowledge import KnowledgeGraph
 from ..types import Perturbation, Span
 from ._edit import apply_casing, casing_of
 from ._persons import (

@@ -199,10 +199,10 @@ def pronoun_role(token: Any) -> PronounRole | None:
 def default_name_pairs() -> dict[str, tuple[str, str]]:
     """Name -> (its gender, its counterpart): the k-th male name <-> the k-th female name.
 
-    Built from `pytest_fairness.names.by_gender` (1990 US Census, cleaned, names of one
+    Built from `pytest_fairness.resources.names.by_gender` (1990 US Census, cleaned, names of one
     gender only), the first `DEFAULT_NAME_PAIRS` of each, paired by frequency rank.
     """
-    from .. import names as name_lists
+    from ..resources import names as name_lists
 
     male = name_lists.by_gender("male", n=DEFAULT_NAME_PAIRS)
     female = name_lists.by_gender("female", n=DEFAULT_NAME_PAIRS)
@@ -222,7 +222,7 @@ def _name_pairs(swap_names: bool | Mapping[str, str]) -> dict[str, tuple[str | N
         raise ConfigurationError(
             f"swap_names must be True, False or a mapping name -> name, not {swap_names!r}"
         )
-    from .. import names as name_lists
+    from ..resources import names as name_lists
 
     pairs: dict[str, tuple[str | None, str]] = {}
     for a, b in swap_names.items():
@@ -234,7 +234,7 @@ def _name_pairs(swap_names: bool | Mapping[str, str]) -> dict[str, tuple[str | N
 
 def _resolve_nlp(nlp: Any) -> Any:
     if nlp is None or isinstance(nlp, str):
-        from .. import nlp as nlp_module
+        from ..resources import nlp as nlp_module
 
         return nlp_module.load(nlp)
     return nlp
@@ -357,7 +357,7 @@ def _check_target(target: str) -> None:
 def _parse_disabled(pipeline: Any, swap_names: bool) -> list[str]:
     """The components a swap does not read: the entity recogniser, unless names are
     swapped (first names are found through the PERSON entities)."""
-    from ..nlp import disabled
+    from ..resources.nlp import disabled
 
     return [] if swap_names else disabled(pipeline)
 
@@ -445,7 +445,7 @@ def gender_swap(
     None when the text has no gendered word, or when `target` is "neutral" and the
     sentence cannot be neutralised without breaking its grammar (see the module
     docstring). `nlp` is a spaCy `Language`, a pipeline name, or None for the default
-    English pipeline (`pytest_fairness.nlp.load`). `swap_names=True` also swaps first
+    English pipeline (`pytest_fairness.resources.nlp.load`). `swap_names=True` also swaps first
     names (James <-> Mary, by Census rank); a mapping name -> name gives your own pairs
     (used both ways). Names are never changed for the "neutral" target.
     """

@@ -13,7 +13,7 @@ filter by fluency (line 9). This module puts the pieces together:
   (mt-nlp section 3.1).
 - `mutations_many(texts, attribute)`: the same for many texts: parsed with
   ``nlp.pipe`` in batches without the entity recogniser (nothing here reads entities;
-  `pytest_fairness.nlp.disabled`), each Doc shared by the analogy, active and gender-swap
+  `pytest_fairness.resources.nlp.disabled`), each Doc shared by the analogy, active and gender-swap
   mutators; the knowledge graph is asked once per distinct lemma for the whole batch
   (`is_person_many`), the analogy search runs once per distinct person lemma, and the
   fluency model scores all texts of a batch together.
@@ -26,11 +26,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..embeddings import VectorsLike
 from ..errors import ConfigurationError
-from ..fluency import DEFAULT_MIN_RATIO
-from ..knowledge import KnowledgeGraph
-from ..nlp import disabled
+from ..resources.embeddings import VectorsLike
+from ..resources.fluency import DEFAULT_MIN_RATIO
+from ..resources.knowledge import KnowledgeGraph
+from ..resources.nlp import disabled
 from ..types import Perturbation
 from ._persons import nouns, resolve_graph, resolve_nlp
 from .active import _Active
@@ -40,7 +40,7 @@ from .analogy import _state as _analogy_state
 from .gender import has_gendered_word, swap_doc
 
 if TYPE_CHECKING:
-    from ..fluency import FluencyScorer
+    from ..resources.fluency import FluencyScorer
 
 __all__ = ["KINDS", "MutationKind", "Mutator", "mutations", "mutations_many"]
 
@@ -54,7 +54,7 @@ class Mutator:
 
     `kinds` selects the mutations ("gender_swap" only applies to attribute "gender");
     `graph` defaults to the bundled knowledge graph, `vectors` to
-    `pytest_fairness.embeddings.default_vectors` (loaded only if "analogy" is asked
+    `pytest_fairness.resources.embeddings.default_vectors` (loaded only if "analogy" is asked
     for), `candidates` is passed to AnalogyMutate. `fluency` and `min_ratio` set up the
     fluency filter (Algorithm 2, line 9); without a scorer nothing is filtered.
     """
@@ -194,7 +194,7 @@ def mutations(
 
     AnalogyMutate and ActiveMutate of every person noun, plus the gender swap when
     `attribute` is "gender", deduplicated by perturbed text; with `fluency` (a
-    `pytest_fairness.fluency.FluencyScorer`) only mutations with fluency >= `min_ratio`
+    `pytest_fairness.resources.fluency.FluencyScorer`) only mutations with fluency >= `min_ratio`
     (default 0.7) times the original's are kept. See `Mutator` for the other arguments.
     """
     mutator = Mutator(

@@ -2,7 +2,7 @@
 
 Each assertion takes what users have (a model or anything `as_model` takes; texts, a
 `Corpus`, a `Case`, `Perturbation`s), scores everything in batches through the model's
-prediction cache (`pytest_fairness.analysis`), builds a `FairnessResult`, records it for
+prediction cache (`pytest_fairness.checks.analysis`), builds a `FairnessResult`, records it for
 the report (`recording.record`) whether it passes or not, and on failure raises
 `FairnessViolation` (an `AssertionError`, so no pytest import is needed) whose message is
 a readable table: the relation, its bound, the measured value (with a confidence interval
@@ -34,8 +34,16 @@ from typing import Any, Literal
 
 import numpy as np
 
-from . import recording
-from ._table import DEFAULT_SHOWN, render_failure
+from .. import context as recording
+from ..errors import ConfigurationError, FairnessViolation
+from ..metrics import bias_aucs, eps_k_fair, max_k_at_eps, min_eps_at_k, pairwise_log_ratio
+from ..metrics._util import check_confidence
+from ..metrics.bootstrap import BootstrapCI, bootstrap_psa, bootstrap_wasserstein
+from ..metrics.epsk import DEFAULT_TOL
+from ..metrics.wasserstein import wasserstein
+from ..models.mitigation import SmoothedModel
+from ..report.failure import DEFAULT_SHOWN, render_failure
+from ..types import FairnessResult, Measurement, Perturbation, TextModel, Violation
 from .analysis import (
     PSARun,
     Scores,
@@ -52,14 +60,6 @@ from .analysis import (
     resolve_perturber,
     score_texts,
 )
-from .errors import ConfigurationError, FairnessViolation
-from .metrics import bias_aucs, eps_k_fair, max_k_at_eps, min_eps_at_k, pairwise_log_ratio
-from .metrics._util import check_confidence
-from .metrics.bootstrap import BootstrapCI, bootstrap_psa, bootstrap_wasserstein
-from .metrics.epsk import DEFAULT_TOL
-from .metrics.wasserstein import wasserstein
-from .mitigation import SmoothedModel
-from .types import FairnessResult, Measurement, Perturbation, TextModel, Violation
 
 __all__ = [
     "FairnessWarning",
@@ -913,7 +913,7 @@ def assert_prediction_sensitivity_below(
     gendered words marked for P4/P5.
     """
     __tracebackhide__ = True
-    from .metrics.sensitivity import prediction_sensitivity
+    from ..metrics.sensitivity import prediction_sensitivity
 
     bound = _bound(max_value, "max_value")
     stat = _statistic(statistic)

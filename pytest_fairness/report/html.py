@@ -16,16 +16,8 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from ._text import segments
-from .report import (
-    HTML_MAX_INPUTS,
-    Comparison,
-    DiscriminatoryInput,
-    Group,
-    MetricSummary,
-    Summary,
-    _fmt,
-)
+from . import HTML_MAX_INPUTS, Comparison, DiscriminatoryInput, Group, MetricSummary, Summary, _fmt
+from .text import segments
 
 _CSS = """
 :root { --fail: #b42318; --pass: #067647; --warn: #b54708; --ink: #1d2939; --mute: #667085;
@@ -432,7 +424,7 @@ def render(summary: Summary, *, created: str, figures: bool = True) -> str:
         if t[key]
     )
     figs = _Figures(figures)
-    from . import __version__
+    from .. import __version__
 
     parts = [
         "<!DOCTYPE html>",

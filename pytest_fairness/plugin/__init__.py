@@ -15,18 +15,18 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from . import progress as _progress
-from .errors import ConfigurationError
-from .recording import SessionState, TestState, _session, test_scope
-from .settings import MARKER_KEYS, Settings
+from ..context import SessionState, TestState, _session, test_scope
+from ..errors import ConfigurationError
+from ..runtime import progress as _progress
+from ..settings import MARKER_KEYS, Settings
 
 if TYPE_CHECKING:
     from contextvars import Token
 
-    from .corpus import Corpus
-    from .knowledge import KnowledgeGraph
-    from .report import Summary, Tolerance
-    from .types import TextModel
+    from ..corpus import Corpus
+    from ..report import Summary, Tolerance
+    from ..resources.knowledge import KnowledgeGraph
+    from ..types import TextModel
 
 _STATE = pytest.StashKey[SessionState]()
 _TOKEN: pytest.StashKey[Token[SessionState | None]] = pytest.StashKey()
@@ -173,7 +173,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"--fairness-xdist-order={order!r}: choose one of "
                                 f"{', '.join(ORDERS)}")
     if hasattr(config, "workerinput"):  # an xdist worker: its output is not shown anywhere
-        from ._threads import share_cores
+        from ..runtime.threads import share_cores
 
         share_cores(int(config.workerinput.get("workercount", 1)))
         return
@@ -183,7 +183,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    from .cache import close_disk_caches
+    from ..models.cache import close_disk_caches
 
     close_disk_caches()
     sink_token = config.stash.get(_PROGRESS_TOKEN, None)
@@ -301,7 +301,7 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
         finally:
             item.stash[_TEST_RESULTS] = state.results
             if state.results:  # metric values as JUnit XML properties
-                from .report import junit_properties
+                from ..report import junit_properties
 
                 item.user_properties.extend(
                     junit_properties(state.results, warn_only=settings.warn_only))
@@ -314,7 +314,7 @@ def pytest_runtest_makereport(
     report = yield
     results = item.stash.get(_TEST_RESULTS, None)
     if report.when == "call" and results:
-        from .report import RecordedTest, falsifying_example
+        from ..report import RecordedTest, falsifying_example
 
         settings = item.stash.get(_TEST_SETTINGS, item.config.stash[_STATE].settings)
         hypothesis = bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False))
@@ -340,7 +340,7 @@ class _Reporter:
     """
 
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
-        from .report import RecordedTest, Tolerance, load_baseline
+        from ..report import RecordedTest, Tolerance, load_baseline
 
         self.config = config
         self.settings = settings
@@ -364,7 +364,7 @@ class _Reporter:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         payload = report.__dict__.get(_REPORT_KEY)
         if report.when == "call" and payload:
-            from .report import RecordedTest
+            from ..report import RecordedTest
 
             self.tests.append(RecordedTest.from_payload(payload))
         # setup, call and teardown: a module's first test carries its fixtures' set-up
@@ -383,7 +383,7 @@ class _Reporter:
         cache.set(DURATIONS_KEY, merge_durations(old, self.durations))
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        from . import report
+        from .. import report
 
         self._save_durations()
 
@@ -419,7 +419,7 @@ class _Reporter:
             for note in summary.notes:
                 terminalreporter.write_line(note)
             return
-        from .report import render_text
+        from ..report import render_text
 
         writer = self.config.get_terminal_writer()
         terminalreporter.write_sep("=", "fairness summary")
@@ -512,8 +512,8 @@ def fairness_model(pytestconfig: pytest.Config, fairness_settings: Settings) -> 
         raise AssertionError("unreachable")
 
     def load() -> TextModel:
+        from ..models import as_model
         from .loading import load_object
-        from .models import as_model
 
         obj = load_object(spec, what="model", rootdir=pytestconfig.rootpath)
         return as_model(obj, batch_size=fairness_settings.batch_size)
@@ -536,7 +536,7 @@ def fairness_corpus(pytestconfig: pytest.Config, fairness_settings: Settings) ->
         raise AssertionError("unreachable")
 
     def load() -> Corpus:
-        from .corpus import Corpus
+        from ..corpus import Corpus
         from .loading import load_object
 
         obj = load_object(spec, what="corpus", rootdir=pytestconfig.rootpath)
@@ -556,7 +556,7 @@ def fairness_graph(pytestconfig: pytest.Config, fairness_settings: Settings) -> 
     """
 
     def load() -> KnowledgeGraph:
-        from .knowledge import load_graph
+        from ..resources.knowledge import load_graph
         from .loading import resolve_path
 
         path = fairness_settings.conceptnet_db

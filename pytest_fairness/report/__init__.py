@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .types import Violation
+from ..types import Violation
 
 __all__ = [
     "BASELINE_KIND",
@@ -185,7 +185,7 @@ def normalize_record(data: Mapping[str, Any]) -> dict[str, Any]:
     """A recorded result in the exact layout of `FairnessResult.to_dict()`, as builtins.
 
     Missing keys get defaults (so a hand-built dict recorded through
-    `pytest_fairness.recording.record` still makes a valid report); unknown top-level keys
+    `pytest_fairness.context.record` still makes a valid report); unknown top-level keys
     are kept.
     """
     record = to_builtin(dict(data))
@@ -959,7 +959,7 @@ def load_baseline(path: Path) -> dict[str, Any]:
 def schema_path(kind: Literal["report", "baseline"] = "report") -> Path:
     """The JSON Schema shipped for `fairness.json` (or for baseline files)."""
     name = "fairness_report.schema.json" if kind == "report" else "fairness_baseline.schema.json"
-    return Path(__file__).with_name("data") / name
+    return Path(__file__).parent.parent / "data" / name
 
 
 def _now() -> str:
@@ -1005,7 +1005,7 @@ def to_json_doc(
     Keys inside results are sorted; the top-level and per-test keys have a fixed order.
     """
     if version is None:
-        from . import __version__
+        from .. import __version__
 
         version = __version__
     return {
@@ -1090,14 +1090,14 @@ def render_text(
     summary: Summary, *, width: int = 80, verbosity: int = 0, color: bool = False
 ) -> list[str]:
     """The terminal `fairness summary` as lines (ANSI colours only when `color`)."""
-    from ._text import render
+    from .text import render
 
     return render(summary, width=width, verbosity=verbosity, color=color)
 
 
 def render_html(summary: Summary, *, created: str | None = None, figures: bool = True) -> str:
     """`fairness.html`: one self-contained page (figures need matplotlib, else a note)."""
-    from ._html import render
+    from .html import render
 
     return render(summary, created=created or _now(), figures=figures)
 

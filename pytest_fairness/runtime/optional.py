@@ -31,7 +31,7 @@ def require(module: str, feature: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        from .errors import MissingDependencyError
+        from ..errors import MissingDependencyError
 
         top = module.split(".")[0]
         extra = EXTRAS.get(top)

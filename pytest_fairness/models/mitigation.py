@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from . import perturb as _perturb
-from .analysis import (
+from .. import perturb as _perturb
+from ..checks.analysis import (
     ResolvedPerturber,
     check_name_list,
     check_texts,
@@ -33,11 +33,11 @@ from .analysis import (
     resolve_perturber,
     score_texts,
 )
-from .corpus import Corpus
-from .errors import ConfigurationError
-from .metrics._util import check_eps
-from .metrics.epsk import DEFAULT_TOL
-from .metrics.smoothing import (
+from ..corpus import Corpus
+from ..errors import ConfigurationError
+from ..metrics._util import check_eps
+from ..metrics.epsk import DEFAULT_TOL
+from ..metrics.smoothing import (
     DEFAULT_EPS_GRID,
     Certificate,
     MitigationCurve,
@@ -45,8 +45,8 @@ from .metrics.smoothing import (
     certificate,
     smoothed_output,
 )
-from .metrics.smoothing import mitigation_curve as _curve
-from .types import FloatArray, ModelStats, Perturbation, TextModel
+from ..metrics.smoothing import mitigation_curve as _curve
+from ..types import FloatArray, ModelStats, Perturbation, TextModel
 
 __all__ = [
     "AveragedModel",

@@ -66,8 +66,8 @@ from typing import Any, Literal, Union
 import numpy as np
 import numpy.typing as npt
 
-from ._threads import torch_threads
-from .errors import ConfigurationError, MissingDependencyError
+from ..errors import ConfigurationError, MissingDependencyError
+from ..runtime.threads import torch_threads
 
 __all__ = [
     "GLOVE_PACKAGE",
@@ -568,7 +568,7 @@ class _MeanPooled:
     def _load(self) -> None:
         if self._model is not None:
             return
-        from ._optional import require
+        from ..runtime.optional import require
 
         feature = "MiniLM word vectors (analogy mutations)"
         require("torch", feature)
@@ -606,7 +606,7 @@ class _StaticRows:
     no torch: the tokenizers and safetensors packages only)."""
 
     def __init__(self, model_dir: Path) -> None:
-        from ._optional import require
+        from ..runtime.optional import require
 
         feature = "static MiniLM word vectors"
         tokenizers = require("tokenizers", feature)
@@ -693,7 +693,7 @@ def minilm(*, pooling: Pooling = "mean", cache: bool = True) -> WordVectors:
     winner, mt-nlp section 2.1 via ``benchmarks/analogy_vectors.py``) embeds a word as
     the encoder's mean-pooled output for it alone: about 20 s for the vocabulary on two
     cores, so with `cache` the matrix is saved under the pytest-fairness cache directory
-    (`pytest_fairness.knowledge.cache_dir`) and read back in well under a second. "static"
+    (`pytest_fairness.resources.knowledge.cache_dir`) and read back in well under a second. "static"
     averages the word's input-embedding rows (no torch needed, about 1 s).
     Loaded once per process and arguments.
     """

@@ -9,7 +9,7 @@ each pass and nothing is loaded whole, so a corpus of millions of lines is fine.
 singular pronoun, balanced between female and male pronouns, or (kind="person") with a
 person name or person noun. `Corpus.iter_anchored` streams the same anchors in bounded
 memory (two passes when balancing genders). spaCy is loaded through
-`pytest_fairness.nlp` on first use.
+`pytest_fairness.resources.nlp` on first use.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Literal, TypeAlias
 
-from . import nlp as _nlp
-from .errors import ConfigurationError
-from .recording import current_settings
-from .types import Anchor, AnchorRole, Casing, PronounRole, Span
+from ..context import current_settings
+from ..errors import ConfigurationError
+from ..resources import nlp as _nlp
+from ..types import Anchor, AnchorRole, Casing, PronounRole, Span
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token

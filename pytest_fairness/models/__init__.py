@@ -35,14 +35,14 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkabl
 
 import numpy as np
 
-from . import recording
-from ._stack import on_fresh_stack
+from .. import context as recording
+from ..errors import ConfigurationError, FairnessError, ModelCallError, ModelOutputError
+from ..runtime.progress import progress
+from ..runtime.stack import on_fresh_stack
+from ..types import FloatArray, ModelStats, TextModel
 from .cache import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE
 from .cache import DiskCache, PredictionCache, open_disk_cache
 from .cache import check_fingerprint as _check_fingerprint
-from .errors import ConfigurationError, FairnessError, ModelCallError, ModelOutputError
-from .progress import progress
-from .types import FloatArray, ModelStats, TextModel
 
 if TYPE_CHECKING:
     import torch
@@ -1152,7 +1152,7 @@ def as_model(
     run's `--fairness-batch-size`). With `fingerprint=` (a string you change whenever the
     model changes, e.g. `"toxicity-v3"` or a hash of the weights file) and a cache
     directory (`cache_dir=`, default the run's `--fairness-cache-dir`) predictions also
-    persist between runs in a SQLite file per fingerprint (see `pytest_fairness.cache`),
+    persist between runs in a SQLite file per fingerprint (see `pytest_fairness.models.cache`),
     keyed by the adapter options that affect outputs (a tokenizer by its source and
     vocabulary size, a `length=` function by its code; change the fingerprint when anything
     else the model depends on changes). A model without a fingerprint is never persisted:

@@ -20,7 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .errors import ConfigurationError
+from ..errors import ConfigurationError
 
 CORPUS_SUFFIXES = (".txt", ".csv", ".jsonl")
 MODEL_SUFFIXES = (".pkl", ".pickle", ".joblib")
@@ -110,7 +110,7 @@ def _load_file(path: Path, *, what: str, rootdir: Path) -> Any:
         if not full.is_file():
             raise ConfigurationError(f"fairness model file '{full}' does not exist")
         if suffix == ".joblib":
-            from ._optional import require
+            from ..runtime.optional import require
 
             return require("joblib", "loading .joblib models").load(full)
         with full.open("rb") as handle:

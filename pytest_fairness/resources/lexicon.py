@@ -32,8 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ConfigurationError, MissingDependencyError
-from .types import FloatArray
+from ..errors import ConfigurationError, MissingDependencyError
+from ..types import FloatArray
 
 __all__ = ["CountingSentimentScorer", "counting_sentiment", "vader_lexicon"]
 

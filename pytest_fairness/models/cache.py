@@ -32,9 +32,9 @@ from typing import Literal
 
 import numpy as np
 
-from .errors import ConfigurationError
-from .settings import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE
-from .types import FloatArray
+from ..errors import ConfigurationError
+from ..settings import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE
+from ..types import FloatArray
 
 Kind = Literal["proba", "score"]
 Row = tuple[Kind, FloatArray]

@@ -70,8 +70,8 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from ._optional import install_hint, require
-from .errors import ConfigurationError
+from ..errors import ConfigurationError
+from ..runtime.optional import install_hint, require
 
 __all__ = [
     "BUNDLED_EDGES",

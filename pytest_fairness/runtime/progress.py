@@ -3,7 +3,7 @@
 Library code wraps a long loop in `progress`, and calls the returned `advance(n)` as work
 gets done::
 
-    from pytest_fairness.progress import progress
+    from pytest_fairness.runtime.progress import progress
 
     with progress(len(texts), "scoring texts") as advance:
         for batch in batches:

@@ -41,8 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ConfigurationError, MissingDependencyError
-from .types import FloatArray, Perturbation
+from ..errors import ConfigurationError, MissingDependencyError
+from ..types import FloatArray, Perturbation
 
 __all__ = [
     "DEFAULT_MIN_RATIO",

@@ -1,0 +1,1 @@
+"""Resources read from installed packages at run time."""

@@ -1,0 +1,1 @@
+"""Runtime helpers shared by the layers: optional imports, progress, threads, stack."""
