@@ -1,28 +1,16 @@
 """Model-level analyses: score perturbations through a model and compute the metrics.
 
 These functions compute and return; they never decide pass or fail (that is
-`pytest_fairness.checks.assertions`). They share the steps every relation needs:
-
-- `coerce_model`: anything `as_model` takes becomes a `TextModel`;
-- `coerce_cases` / `resolve_perturber`: what users have (a text and its perturbed
-  versions, a `Case`, `Perturbation`s, a perturber callable or a sensitive attribute)
-  becomes `Perturbation`s with exact spans of the changed words;
-- `score_texts`: every distinct text scored once, in batches, through the model's cache;
-- `decision_threshold` / `labels_of`: labels as the model gives them (argmax, or a score
-  threshold for a single-score model).
-
-On top of them: `psa` (psa, section 2), `invariance` (mt-nlp, section 2, Algorithm 1) and
-`counterfactual` (accumulated-prediction-sensitivity, section 6.5).
+`pytest_fairness.checks.assertions`). On top of the shared steps (`models.scoring`,
+`perturb.coerce`): `psa` (psa, section 2), `invariance` (mt-nlp, section 2, Algorithm 1)
+and `counterfactual` (accumulated-prediction-sensitivity, section 6.5).
 """
 
 from __future__ import annotations
 
-import difflib
 import heapq
-import importlib
 import itertools
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -36,499 +24,23 @@ from ..errors import ConfigurationError, MissingDependencyError
 from ..metrics import label_invariance
 from ..metrics.counterfactual import CounterfactualResult, counterfactual_fairness
 from ..metrics.psa import PSAAccumulator, PSAResult, default_thresholds
-from ..models import ModelAdapter, as_model
+from ..models.scoring import ScoredPair, check_texts, coerce_model, score_pairs, score_texts
+from ..models.thresholds import model_score_range, score_threshold
+from ..perturb.coerce import coerce_cases, gender_swapper
+from ..perturb.name_swap import check_names
 from ..runtime.progress import progress
-from ..types import (
-    Anchor,
-    Case,
-    FloatArray,
-    Perturbation,
-    PerturbationKind,
-    Span,
-    TextModel,
-    Violation,
-)
+from ..types import Anchor, FloatArray, Perturbation
 
 __all__ = [
     "CounterfactualAnalysis",
     "InvarianceAnalysis",
     "PSARun",
-    "Perturber",
-    "ResolvedPerturber",
-    "ScoredPair",
-    "Scores",
-    "check_name_list",
-    "check_texts",
-    "coerce_cases",
-    "coerce_model",
     "counterfactual",
-    "decision_threshold",
     "invariance",
-    "labels_of",
-    "model_score_range",
-    "mutations_module",
     "name_groups",
-    "normalise_perturbations",
-    "output_kind",
-    "perturbation_from_texts",
     "psa",
     "psa_run",
-    "resolve_perturber",
-    "score_pairs",
-    "score_texts",
 ]
-
-#: What a perturber callable may return for one text.
-PerturberOutput = Perturbation | str | Sequence[Perturbation | str] | None
-#: The kind given to perturbations built from two plain texts.
-CUSTOM_KIND: PerturbationKind = "custom"
-
-_TOKEN = re.compile(r"\w+(?:'\w+)?|[^\w\s]")
-
-
-# --------------------------------------------------------------------------- models
-
-
-def coerce_model(model: object) -> TextModel:
-    """`model` as a `TextModel`: itself when it already is one, else `as_model(model)`."""
-    return as_model(model)
-
-
-def output_kind(model: TextModel) -> str | None:
-    """"score" for a single-score model, "proba" for class probabilities, None if unknown.
-
-    Read from the model's public `output_kind` (`as_model` adapters and wrappers such as
-    `SmoothedModel` have one). Known once the model has scored a text.
-    """
-    kind = getattr(model, "output_kind", None)
-    return kind if isinstance(kind, str) else None
-
-
-def model_score_range(model: TextModel) -> tuple[float, float]:
-    """The range of `model.score()`: the adapter's `score_range` (e.g. (-1, 1) for a
-    sentiment polarity callable), (0, 1) for probability models and unknown models."""
-    found = getattr(model, "score_range", None)
-    if isinstance(found, tuple) and len(found) == 2:
-        return float(found[0]), float(found[1])
-    return 0.0, 1.0
-
-
-def _own_threshold(model: TextModel) -> float | None:
-    found = getattr(model, "threshold", None)
-    return float(found) if isinstance(found, (int, float)) else None
-
-
-def decision_threshold(model: TextModel, threshold: float | None) -> float | None:
-    """The score threshold that turns `model.score()` into labels, or None for argmax.
-
-    An explicit `threshold` is in the model's score space (`model_score_range`), so a
-    sentiment model in [-1, 1] takes e.g. 0.0; it needs a binary model (two labels) and
-    must lie inside the score range. Without one, a single-score model uses its own
-    `as_model(threshold=...)`, else the run's `--fairness-threshold` (both in [0, 1],
-    mapped into the score range), and a probability model uses argmax. Call it after the
-    model has scored something: the kind of an `as_model` callable is known only then.
-    """
-    lo, hi = model_score_range(model)
-    if threshold is not None:
-        t = float(threshold)
-        if not lo <= t <= hi:
-            raise ConfigurationError(
-                f"threshold={threshold} is outside the model's score range [{lo}, {hi}]; "
-                "pass a threshold inside it (it applies to model.score())"
-            )
-        if len(model.labels) > 2:
-            raise ConfigurationError(
-                f"threshold= applies to binary or single-score models; this model has "
-                f"{len(model.labels)} labels {model.labels!r} and is labelled by argmax: "
-                "drop threshold="
-            )
-        return t
-    if output_kind(model) != "score":
-        return None
-    unit = _own_threshold(model)
-    if unit is None:
-        unit = current_settings().threshold
-    return lo + unit * (hi - lo)
-
-
-def check_texts(texts: object, what: str = "texts") -> list[str]:
-    """`texts` as a list of str; a single string or a non-text item raises."""
-    if isinstance(texts, str):
-        raise ConfigurationError(
-            f"{what} must be a sequence of texts, not one string; wrap it: [{texts!r:.60}]"
-        )
-    if not isinstance(texts, Iterable):
-        raise ConfigurationError(f"{what} must be a sequence of texts, got {type(texts).__name__}")
-    out = list(texts)
-    for i, text in enumerate(out):
-        if not isinstance(text, str):
-            raise ConfigurationError(
-                f"{what} must be strings; item {i} is {type(text).__name__} {text!r:.60}"
-            )
-    return out
-
-
-# --------------------------------------------------------------------------- perturbations
-
-
-def _tokens(text: str) -> list[tuple[str, int, int]]:
-    return [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
-
-
-def perturbation_from_texts(
-    original: str, perturbed: str, attribute: str = "unspecified"
-) -> Perturbation:
-    """A `Perturbation` of two plain texts, the changed words found by a word-level diff.
-
-    Each run of differing tokens becomes one pair of spans (an insertion has an empty
-    span in the original). Raises `ConfigurationError` when the texts are identical.
-    """
-    if not isinstance(original, str) or not isinstance(perturbed, str):
-        raise ConfigurationError(
-            f"expected two texts, got {type(original).__name__} and {type(perturbed).__name__}"
-        )
-    if original == perturbed:
-        raise ConfigurationError(
-            f"the perturbed text is identical to its original {original!r:.80}: it tests "
-            "nothing. Pass a text that differs in the sensitive attribute"
-        )
-    a, b = _tokens(original), _tokens(perturbed)
-    matcher = difflib.SequenceMatcher(
-        a=[t for t, _, _ in a], b=[t for t, _, _ in b], autojunk=False
-    )
-    o_spans: list[Span] = []
-    p_spans: list[Span] = []
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            continue
-        o_spans.append(_span(original, a, i1, i2))
-        p_spans.append(_span(perturbed, b, j1, j2))
-    if not o_spans:  # same tokens, different spacing or case-insensitive noise
-        o_spans, p_spans = [Span(0, len(original), original)], [Span(0, len(perturbed), perturbed)]
-    return Perturbation(
-        original=original,
-        perturbed=perturbed,
-        original_spans=tuple(o_spans),
-        perturbed_spans=tuple(p_spans),
-        kind=CUSTOM_KIND,
-        attribute=attribute,
-        from_words=tuple(s.text for s in o_spans),
-        to_words=tuple(s.text for s in p_spans),
-    )
-
-
-def _span(text: str, tokens: list[tuple[str, int, int]], i1: int, i2: int) -> Span:
-    if i1 < i2:
-        start, end = tokens[i1][1], tokens[i2 - 1][2]
-    else:
-        start = end = tokens[i1][1] if i1 < len(tokens) else len(text)
-    return Span(start, end, text[start:end])
-
-
-def _check_perturbation(p: Perturbation, original: str | None = None) -> Perturbation:
-    if original is not None and p.original != original:
-        raise ConfigurationError(
-            f"perturbation of {p.original!r:.60} given for the text {original!r:.60}; a "
-            "perturbation must start from the text it is compared with"
-        )
-    if p.perturbed == p.original:
-        raise ConfigurationError(
-            f"a perturbation is identical to its original {p.original!r:.80}: it tests "
-            "nothing. Drop it, or fix the perturber that made it"
-        )
-    return p
-
-
-def _as_perturbation(original: str, item: object, attribute: str) -> Perturbation:
-    if isinstance(item, Perturbation):
-        return _check_perturbation(item, original)
-    if isinstance(item, str):
-        return perturbation_from_texts(original, item, attribute)
-    raise ConfigurationError(
-        f"a perturbation must be a str or a Perturbation, got {type(item).__name__} {item!r:.60}"
-    )
-
-
-def coerce_cases(original: object, perturbed: object = None) -> list[Case]:
-    """What users pass to a relation, as `Case`s (one per distinct original text).
-
-    `original` is a text with `perturbed` a text or a sequence of texts / `Perturbation`s;
-    or, with `perturbed` None, a `Case`, a `Perturbation` or a sequence of either.
-    Raises `ConfigurationError` on empty input, identical perturbations and mismatches.
-    """
-    if isinstance(original, str):
-        if perturbed is None:
-            raise ConfigurationError(
-                "a text alone tests nothing: pass its perturbed version(s) as the second "
-                "argument, or a Case / Perturbation(s) as the first"
-            )
-        items = [perturbed] if isinstance(perturbed, (str, Perturbation)) else perturbed
-        if not isinstance(items, Iterable):
-            raise ConfigurationError(
-                f"perturbed must be a text or a sequence of texts, got {type(perturbed).__name__}"
-            )
-        found = [_as_perturbation(original, item, "unspecified") for item in items]
-        if not found:
-            raise ConfigurationError(f"no perturbed texts were given for {original!r:.80}")
-        return [Case(original, tuple(found))]
-    if perturbed is not None:
-        raise ConfigurationError(
-            "perturbed= goes with an original text; a Case or Perturbation already holds "
-            "its perturbed texts"
-        )
-    items = [original] if isinstance(original, (Case, Perturbation)) else original
-    if not isinstance(items, Iterable):
-        raise ConfigurationError(
-            f"expected a text, a Case, a Perturbation or a sequence of them, got "
-            f"{type(original).__name__}"
-        )
-    groups: dict[str, list[Perturbation]] = {}
-    for item in items:
-        if isinstance(item, Case):
-            if not item.perturbations:
-                raise ConfigurationError(f"the Case of {item.original!r:.80} has no perturbations")
-            for p in item.perturbations:
-                groups.setdefault(item.original, []).append(_check_perturbation(p, item.original))
-        elif isinstance(item, Perturbation):
-            groups.setdefault(item.original, []).append(_check_perturbation(item))
-        else:
-            raise ConfigurationError(
-                f"expected Cases or Perturbations, got {type(item).__name__} {item!r:.60}"
-            )
-    if not groups:
-        raise ConfigurationError("no cases were given: the sequence of perturbations is empty")
-    return [Case(text, tuple(ps)) for text, ps in groups.items()]
-
-
-Perturber = Callable[[str], list[Perturbation]]
-
-
-@dataclass(frozen=True)
-class ResolvedPerturber:
-    """A perturber normalised to `text -> list[Perturbation]`, with a batch form."""
-
-    one: Perturber
-    many: Callable[[list[str]], list[list[Perturbation]]]
-    attribute: str | None
-    describe: str
-
-
-def normalise_perturbations(text: str, out: object, attribute: str) -> list[Perturbation]:
-    if out is None:
-        return []
-    items = [out] if isinstance(out, (str, Perturbation)) else out
-    if not isinstance(items, Iterable):
-        raise ConfigurationError(
-            f"a perturber must return Perturbation(s), text(s) or None, got {type(out).__name__}"
-        )
-    found: dict[str, Perturbation] = {}
-    for item in items:
-        p = _as_perturbation(text, item, attribute)
-        found.setdefault(p.perturbed, p)
-    return list(found.values())
-
-
-def resolve_perturber(
-    perturber: Callable[[str], Any] | None = None, attribute: str | None = None
-) -> ResolvedPerturber:
-    """The perturbations of a text, from a callable or generated for an attribute.
-
-    `perturber(text)` may return a `Perturbation`, a text, a sequence of either, or None.
-    Without a callable, `attribute` picks the generator: `perturb.mutations_many` (mt-nlp
-    Algorithm 2: analogy and active mutations of person nouns, plus the gender swap for
-    "gender") when the package has it, else `perturb.gender_swap` for "gender".
-    Duplicates are dropped; a perturbation identical to its text raises.
-    """
-    if perturber is not None:
-        if not callable(perturber):
-            raise ConfigurationError(
-                f"perturber must be a callable text -> perturbations, got {perturber!r:.60}"
-            )
-        fn = perturber
-        label = attribute or "unspecified"
-
-        def one(text: str) -> list[Perturbation]:
-            return normalise_perturbations(text, fn(text), label)
-
-        name = getattr(fn, "__qualname__", type(fn).__name__)
-        return ResolvedPerturber(
-            one, lambda ts: [one(t) for t in ts], attribute, f"perturber {name}"
-        )
-    if attribute is None:
-        raise ConfigurationError(
-            "no perturbations to use: pass perturber=<callable text -> perturbations>, "
-            'perturbations=[...], or attribute= (e.g. attribute="gender")'
-        )
-    module = mutations_module()
-    if module is not None:
-        many_fn = module.mutations_many
-
-        def mutate_many(texts: list[str]) -> list[list[Perturbation]]:
-            found = many_fn(texts, attribute)
-            return [
-                normalise_perturbations(t, ps, attribute)
-                for t, ps in zip(texts, found, strict=True)
-            ]
-
-        return ResolvedPerturber(
-            lambda t: mutate_many([t])[0],
-            mutate_many,
-            attribute,
-            f"{attribute} mutations (perturb.mutations)",
-        )
-    if attribute == "gender":
-        return _gender_swapper(None)
-    raise ConfigurationError(
-        f"no perturbation generator for attribute={attribute!r} in this version "
-        '(built in: "gender"); pass perturber=<callable text -> perturbations> instead'
-    )
-
-
-def mutations_module() -> Any:
-    """`pytest_fairness.perturb.mutations` (mt-nlp Algorithm 2) when this version has it,
-    else None; imported on first use (it loads the graph and word vectors lazily)."""
-    try:
-        return importlib.import_module("pytest_fairness.perturb.mutations")
-    except ImportError:
-        return None
-
-
-# --------------------------------------------------------------------------- scoring
-
-
-@dataclass(frozen=True, eq=False)
-class Scores:
-    """Model outputs of distinct texts: class probabilities (n, K) and scores (n,).
-
-    `has_scores` is False for a model with more than two classes and no `target`: it has
-    no score of its own, and `scores` holds each text's largest probability instead.
-    """
-
-    texts: tuple[str, ...]
-    proba: FloatArray
-    scores: FloatArray
-    index: dict[str, int] = field(repr=False)
-    has_scores: bool = True
-
-    def row(self, text: str) -> FloatArray:
-        return np.asarray(self.proba[self.index[text]], dtype=np.float64)
-
-    def score(self, text: str) -> float:
-        return float(self.scores[self.index[text]])
-
-    def scored(self, text: str) -> bool:
-        """False for a text the model skipped (a remote scorer's too-long input)."""
-        return bool(np.isfinite(self.proba[self.index[text]]).all())
-
-
-def score_texts(model: TextModel, texts: Iterable[str], *, need_scores: bool = False) -> Scores:
-    """Score every distinct text once, in batches, through the model's prediction cache.
-
-    An adapter from `as_model` gives probabilities and scores from one pass (`outputs`);
-    any other `TextModel` is asked for `predict_proba` and then `score`. A model with more
-    than two classes and no `target` has no score: unless `need_scores`, its largest
-    probability stands in (`Scores.has_scores` is False).
-    """
-    unique = tuple(dict.fromkeys(texts))
-    if not unique:
-        return Scores((), np.zeros((0, 0)), np.zeros(0), {})
-    index = {t: i for i, t in enumerate(unique)}
-    texts = list(unique)
-    proba: FloatArray | None = None
-    try:
-        if isinstance(model, ModelAdapter):
-            proba, scores = model.outputs(texts)
-        else:
-            proba = np.asarray(model.predict_proba(texts), dtype=np.float64)
-            scores = np.asarray(model.score(texts), dtype=np.float64)
-    except ConfigurationError:
-        if proba is None:  # the adapter's rows are in its cache, or scored again
-            proba = np.asarray(model.predict_proba(texts), dtype=np.float64)
-        if need_scores or proba.shape[1] <= 2:
-            raise
-        return Scores(unique, proba, np.nanmax(proba, axis=1), index, has_scores=False)
-    return Scores(unique, proba, scores, index)
-
-
-def labels_of(model: TextModel, scores: Scores, threshold: float | None) -> dict[str, str]:
-    """The label of each scored text: argmax of the probabilities, or score >= threshold
-    for a threshold from `decision_threshold`."""
-    names = model.labels
-    if threshold is None:
-        index = np.argmax(np.where(np.isnan(scores.proba), -1.0, scores.proba), axis=1)
-    else:
-        index = (scores.scores >= threshold).astype(np.int64)
-    return {t: names[int(i)] for t, i in zip(scores.texts, index, strict=True)}
-
-
-@dataclass(frozen=True, eq=False)
-class ScoredPair:
-    """A perturbation with the model's outputs on both texts.
-
-    The scores are `model.score()`; for a model with more than two classes and no
-    `target`, the probability of the original's predicted label in both texts.
-    """
-
-    perturbation: Perturbation
-    original_score: float
-    perturbed_score: float
-    original_label: str
-    perturbed_label: str
-    original_output: FloatArray = field(repr=False)
-    perturbed_output: FloatArray = field(repr=False)
-
-    @property
-    def shift(self) -> float:
-        """score(x') - score(x)."""
-        return self.perturbed_score - self.original_score
-
-    @property
-    def flipped(self) -> bool:
-        return self.original_label != self.perturbed_label
-
-    def violation(self, measure: float | None = None, detail: str | None = None) -> Violation:
-        """This pair as a `Violation` record (measure defaults to the signed shift)."""
-        return Violation.from_perturbation(
-            self.perturbation,
-            original_score=self.original_score,
-            perturbed_score=self.perturbed_score,
-            original_label=self.original_label,
-            perturbed_label=self.perturbed_label,
-            measure=self.shift if measure is None else measure,
-            detail=detail,
-        )
-
-
-def score_pairs(
-    model: TextModel, perturbations: Sequence[Perturbation], threshold: float | None = None
-) -> tuple[list[ScoredPair], float | None, int]:
-    """Score both sides of every perturbation: (pairs, resolved threshold, n skipped).
-
-    Pairs where the model skipped a text (no score) are left out and counted.
-    """
-    scores = score_texts(model, [t for p in perturbations for t in (p.original, p.perturbed)])
-    t = decision_threshold(model, threshold)
-    labels = labels_of(model, scores, t)
-    pairs: list[ScoredPair] = []
-    for p in perturbations:
-        if not (scores.scored(p.original) and scores.scored(p.perturbed)):
-            continue
-        before, after = scores.score(p.original), scores.score(p.perturbed)
-        if not scores.has_scores:  # the probability of the original's label, on both
-            y = int(np.argmax(scores.row(p.original)))
-            before, after = float(scores.row(p.original)[y]), float(scores.row(p.perturbed)[y])
-        pairs.append(
-            ScoredPair(
-                perturbation=p,
-                original_score=before,
-                perturbed_score=after,
-                original_label=labels[p.original],
-                perturbed_label=labels[p.perturbed],
-                original_output=scores.row(p.original),
-                perturbed_output=scores.row(p.perturbed),
-            )
-        )
-    return pairs, t, len(perturbations) - len(pairs)
 
 
 # --------------------------------------------------------------------------- invariance
@@ -564,7 +76,9 @@ def invariance(
     m = coerce_model(model)
     found = coerce_cases(cases, perturbed)
     flat = [p for case in found for p in case.perturbations]
-    pairs, t, skipped = score_pairs(m, flat, threshold)
+    pairs, t, skipped = score_pairs(
+        m, flat, threshold, run_threshold=current_settings().threshold
+    )
     bad: list[ScoredPair] = []
     by_original: dict[str, list[ScoredPair]] = {}
     for pair in pairs:
@@ -616,7 +130,7 @@ def counterfactual(
     if not items:
         raise ConfigurationError("texts is empty: there is nothing to swap")
     m = coerce_model(model)
-    resolved = _gender_swapper(swap)
+    resolved = gender_swapper(swap)
     per_text = resolved.many(items)
     flat = [p for ps in per_text for p in ps]
     without = sum(1 for ps in per_text if not ps)
@@ -637,21 +151,6 @@ def counterfactual(
     )
 
 
-def _gender_swapper(swap: Callable[[str], Any] | None) -> ResolvedPerturber:
-    """`swap` as a perturber, or the default gender swap (never `perturb.mutations`: CF
-    compares a text with its definitional gender counterfactual)."""
-    if swap is not None:
-        return resolve_perturber(swap, "gender")
-
-    def swap_many(texts: list[str]) -> list[list[Perturbation]]:
-        swaps = _perturb.gender_swaps(texts)
-        return [normalise_perturbations(t, s, "gender") for t, s in zip(texts, swaps, strict=True)]
-
-    return ResolvedPerturber(
-        lambda t: swap_many([t])[0], swap_many, "gender", "the gender swap (perturb.gender_swap)"
-    )
-
-
 # --------------------------------------------------------------------------- PSA
 
 
@@ -664,26 +163,6 @@ def name_groups(names: Iterable[str]) -> dict[str, str | None]:
         return {n: _names.gender_of(n) for n in names}
     except MissingDependencyError:
         return dict.fromkeys(names)
-
-
-def check_name_list(names: object) -> list[str]:
-    if isinstance(names, str) or not isinstance(names, Iterable):
-        raise ConfigurationError(
-            f"names must be a list of names, e.g. ['Alice', 'Bob'], got {names!r:.60}"
-        )
-    out = [n.strip() if isinstance(n, str) else n for n in names]
-    bad = [n for n in out if not isinstance(n, str) or not n]
-    if bad:
-        raise ConfigurationError(f"names must be non-empty strings, got {bad[0]!r}")
-    if not out:
-        raise ConfigurationError(
-            "names is empty: PSA replaces each anchor with each name; pass at least one name "
-            "(e.g. pytest_fairness.resources.names.popular('en', n=20))"
-        )
-    dupes = sorted({n for n in out if out.count(n) > 1})
-    if dupes:
-        raise ConfigurationError(f"names must be unique; repeated: {dupes}")
-    return cast(list[str], out)
 
 
 def _anchors(
@@ -837,18 +316,14 @@ def psa_run(
 ) -> PSARun:
     """`psa` with flip counts at `threshold`, pairs over `max_abs`, and the anchors of the
     worst cases kept (all of them with `keep_anchors=True`); streamed like `psa`."""
-    name_list = check_name_list(names)
+    name_list = check_names(names)
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
         raise ConfigurationError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     m = coerce_model(model)
     bounds = score_range if score_range is not None else model_score_range(m)
-    lo, hi = bounds
-    c = lo + current_settings().threshold * (hi - lo) if threshold is None else float(threshold)
-    if not lo <= c <= hi:
-        raise ConfigurationError(
-            f"threshold={threshold} is outside the score range [{lo}, {hi}]; pass a threshold "
-            "inside it (it applies to model.score())"
-        )
+    c = score_threshold(
+        m, threshold, run_threshold=current_settings().threshold, score_range=bounds
+    )
     anchors, total = _anchors(corpus_or_anchored, kind, max_words, balance_gender, seed)
     grid = default_thresholds(bounds) if thresholds is None else tuple(thresholds)
     grid = tuple(sorted({*(float(t) for t in grid), c}))

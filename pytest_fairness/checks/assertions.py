@@ -42,24 +42,12 @@ from ..metrics.bootstrap import BootstrapCI, bootstrap_psa, bootstrap_wasserstei
 from ..metrics.epsk import DEFAULT_TOL
 from ..metrics.wasserstein import wasserstein
 from ..models.mitigation import SmoothedModel
+from ..models.scoring import Scores, check_texts, coerce_model, labels_of, score_texts
+from ..models.thresholds import decision_threshold
+from ..perturb.coerce import coerce_cases, perturbation_from_texts, resolve_perturber
 from ..report.failure import DEFAULT_SHOWN, render_failure
 from ..types import FairnessResult, Measurement, Perturbation, TextModel, Violation
-from .analysis import (
-    PSARun,
-    Scores,
-    check_texts,
-    coerce_cases,
-    coerce_model,
-    counterfactual,
-    decision_threshold,
-    invariance,
-    labels_of,
-    name_groups,
-    perturbation_from_texts,
-    psa_run,
-    resolve_perturber,
-    score_texts,
-)
+from .analysis import PSARun, counterfactual, invariance, name_groups, psa_run
 
 __all__ = [
     "FairnessWarning",
@@ -593,7 +581,10 @@ def _far_mutations(
 ) -> list[Violation]:
     """The mutations farther than eps from `text` (max_c |log f(x)_c - log f(x')_c|),
     farthest first: the inputs that keep a k-set from existing (Definition 3.1)."""
-    labels = labels_of(model, scores, decision_threshold(model, None))
+    labels = labels_of(
+        model, scores,
+        decision_threshold(model, run_threshold=recording.current_settings().threshold),
+    )
     orig = scores.row(text)
     ratios = [pairwise_log_ratio(orig, scores.row(p.perturbed)) for p in cands]
     order = sorted(range(len(cands)), key=lambda i: -ratios[i])

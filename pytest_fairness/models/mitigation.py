@@ -22,17 +22,7 @@ from typing import Any
 import numpy as np
 
 from .. import perturb as _perturb
-from ..checks.analysis import (
-    ResolvedPerturber,
-    check_name_list,
-    check_texts,
-    coerce_model,
-    decision_threshold,
-    model_score_range,
-    output_kind,
-    resolve_perturber,
-    score_texts,
-)
+from ..context import current_settings
 from ..corpus import Corpus
 from ..errors import ConfigurationError
 from ..metrics._util import check_eps
@@ -46,7 +36,11 @@ from ..metrics.smoothing import (
     smoothed_output,
 )
 from ..metrics.smoothing import mitigation_curve as _curve
+from ..perturb.coerce import ResolvedPerturber, resolve_perturber
+from ..perturb.name_swap import check_names
 from ..types import FloatArray, ModelStats, Perturbation, TextModel
+from .scoring import check_texts, coerce_model, score_texts
+from .thresholds import decision_threshold, model_score_range, output_kind
 
 __all__ = [
     "AveragedModel",
@@ -99,7 +93,7 @@ class _PerturbedModel:
         if not texts:
             return []
         proba = self.predict_proba(texts)
-        threshold = decision_threshold(self, None)
+        threshold = decision_threshold(self, run_threshold=current_settings().threshold)
         if threshold is None:
             index = np.argmax(proba, axis=1)
         else:
@@ -315,7 +309,7 @@ def name_perturber(names: Sequence[str], *, kind: str = "pronoun") -> ResolvedPe
     `kind` (spaCy, see `Corpus.anchored`) replaced by every name, the text's own name
     included (so every name gets the same set); none when the text has no anchor
     `perturb.names` can replace."""
-    name_list = check_name_list(names)
+    name_list = check_names(names)
 
     def many(texts: list[str]) -> list[list[Perturbation]]:
         unique = list(dict.fromkeys(texts))
@@ -388,7 +382,7 @@ def mitigation_curve(
         )
     members = [t for x, ps in zip(items, per_text, strict=True) for t in (x, *_pts(ps))]
     scores = score_texts(m, members)
-    t = decision_threshold(m, threshold)
+    t = decision_threshold(m, threshold, run_threshold=current_settings().threshold)
     cases: list[tuple[Any, Any]] = []
     for x, ps in zip(items, per_text, strict=True):
         if t is None:

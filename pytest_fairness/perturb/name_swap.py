@@ -44,7 +44,7 @@ from ..errors import ConfigurationError
 from ..types import Anchor, Perturbation
 from ._edit import Edit, apply_casing, apply_edits
 
-__all__ = ["names", "possessive"]
+__all__ = ["check_names", "names", "possessive"]
 
 _POSSESSIVE_ROLES = frozenset({"possessive_determiner", "possessive_pronoun"})
 _REPLACED_ROLES = frozenset({"subject", "object", "name"}) | _POSSESSIVE_ROLES
@@ -122,3 +122,24 @@ def names(
                 )
             )
     return out
+
+
+def check_names(names: object) -> list[str]:
+    """`names` as a list of distinct, non-empty, stripped names; anything else raises."""
+    if isinstance(names, str) or not isinstance(names, Iterable):
+        raise ConfigurationError(
+            f"names must be a list of names, e.g. ['Alice', 'Bob'], got {names!r:.60}"
+        )
+    out = [n.strip() if isinstance(n, str) else n for n in names]
+    bad = [n for n in out if not isinstance(n, str) or not n]
+    if bad:
+        raise ConfigurationError(f"names must be non-empty strings, got {bad[0]!r}")
+    if not out:
+        raise ConfigurationError(
+            "names is empty: PSA replaces each anchor with each name; pass at least one name "
+            "(e.g. pytest_fairness.names.popular('en', n=20))"
+        )
+    dupes = sorted({n for n in out if out.count(n) > 1})
+    if dupes:
+        raise ConfigurationError(f"names must be unique; repeated: {dupes}")
+    return [n for n in out if isinstance(n, str)]

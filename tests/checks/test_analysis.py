@@ -11,6 +11,8 @@ import pytest_fairness as pf
 from pytest_fairness import perturb
 from pytest_fairness.checks import analysis
 from pytest_fairness.metrics import psa_from_scores
+from pytest_fairness.models import scoring, thresholds
+from pytest_fairness.perturb import coerce
 from pytest_fairness.types import Case, Perturbation, Span
 
 SENTENCES = [
@@ -44,7 +46,7 @@ def fair(texts: Sequence[str]) -> list[float]:
 
 
 def test_perturbation_from_texts_marks_the_changed_words() -> None:
-    p = analysis.perturbation_from_texts("He is a doctor.", "Alice is a doctor.")
+    p = coerce.perturbation_from_texts("He is a doctor.", "Alice is a doctor.")
     assert p.original_spans == (Span(0, 2, "He"),)
     assert p.perturbed_spans == (Span(0, 5, "Alice"),)
     assert p.from_words == ("He",)
@@ -52,28 +54,28 @@ def test_perturbation_from_texts_marks_the_changed_words() -> None:
 
 
 def test_perturbation_from_texts_handles_an_insertion() -> None:
-    p = analysis.perturbation_from_texts("I saw the doctor.", "I saw the female doctor.")
+    p = coerce.perturbation_from_texts("I saw the doctor.", "I saw the female doctor.")
     assert p.perturbed_spans == (Span(10, 16, "female"),)
     assert p.original_spans[0].start == p.original_spans[0].end == 10
 
 
 def test_identical_texts_are_a_configuration_error() -> None:
     with pytest.raises(pf.ConfigurationError, match="identical"):
-        analysis.perturbation_from_texts("same", "same")
+        coerce.perturbation_from_texts("same", "same")
 
 
 def test_coerce_cases_accepts_what_users_have() -> None:
     swap = perturb.gender_swap("He is a good man.")
     assert swap is not None
-    one = analysis.coerce_cases("He left.", "She left.")
+    one = coerce.coerce_cases("He left.", "She left.")
     alice = Perturbation(
         "He left.", "Alice left.", (Span(0, 2, "He"),), (Span(0, 5, "Alice"),), "name", "name"
     )
-    many = analysis.coerce_cases("He left.", ["She left.", alice])
+    many = coerce.coerce_cases("He left.", ["She left.", alice])
     assert [len(c.perturbations) for c in one + many] == [1, 2]
-    assert analysis.coerce_cases(swap)[0].original == "He is a good man."
-    assert analysis.coerce_cases(Case(swap.original, (swap,)))[0].perturbed == (swap.perturbed,)
-    grouped = analysis.coerce_cases([swap, swap])
+    assert coerce.coerce_cases(swap)[0].original == "He is a good man."
+    assert coerce.coerce_cases(Case(swap.original, (swap,)))[0].perturbed == (swap.perturbed,)
+    grouped = coerce.coerce_cases([swap, swap])
     assert len(grouped) == 1
     assert len(grouped[0].perturbations) == 2
 
@@ -94,27 +96,27 @@ def test_coerce_cases_accepts_what_users_have() -> None:
 )
 def test_coerce_cases_rejects_bad_input(original: object, perturbed: object, message: str) -> None:
     with pytest.raises(pf.ConfigurationError, match=message):
-        analysis.coerce_cases(original, perturbed)
+        coerce.coerce_cases(original, perturbed)
 
 
 def test_a_perturbation_of_another_text_is_rejected() -> None:
     swap = perturb.gender_swap("He left.")
     assert swap is not None
     with pytest.raises(pf.ConfigurationError, match="must start from the text"):
-        analysis.coerce_cases("Something else.", [swap])
+        coerce.coerce_cases("Something else.", [swap])
 
 
 def test_resolve_perturber_needs_a_source() -> None:
     with pytest.raises(pf.ConfigurationError, match="attribute="):
-        analysis.resolve_perturber()
+        coerce.resolve_perturber()
     with pytest.raises(pf.ConfigurationError, match="callable"):
-        analysis.resolve_perturber(42)  # type: ignore[arg-type]
-    resolved = analysis.resolve_perturber(lambda t: [t.replace("He", "She")] * 2)
+        coerce.resolve_perturber(42)  # type: ignore[arg-type]
+    resolved = coerce.resolve_perturber(lambda t: [t.replace("He", "She")] * 2)
     assert [p.perturbed for p in resolved.one("He left.")] == ["She left."]  # deduplicated
 
 
 def test_a_perturber_returning_the_text_itself_is_rejected() -> None:
-    resolved = analysis.resolve_perturber(lambda t: [t])
+    resolved = coerce.resolve_perturber(lambda t: [t])
     with pytest.raises(pf.ConfigurationError, match="identical"):
         resolved.one("He left.")
 
@@ -125,17 +127,17 @@ def test_a_perturber_returning_the_text_itself_is_rejected() -> None:
 def test_decision_threshold_follows_the_model() -> None:
     score_model = pf.as_model(planted)
     proba_model = pf.as_model(lambda ts: [[0.2, 0.3, 0.5] for _ in ts])
-    analysis.score_texts(score_model, ["x"])
-    analysis.score_texts(proba_model, ["x"])
-    assert analysis.decision_threshold(score_model, None) == 0.5
-    assert analysis.decision_threshold(proba_model, None) is None
+    scoring.score_texts(score_model, ["x"])
+    scoring.score_texts(proba_model, ["x"])
+    assert thresholds.decision_threshold(score_model, None) == 0.5
+    assert thresholds.decision_threshold(proba_model, None) is None
     polar = pf.as_model(lambda ts: [0.0 for _ in ts], score_range=(-1.0, 1.0))
-    analysis.score_texts(polar, ["x"])
-    assert analysis.decision_threshold(polar, None) == 0.0  # 0.5 of the way through [-1, 1]
+    scoring.score_texts(polar, ["x"])
+    assert thresholds.decision_threshold(polar, None) == 0.0  # 0.5 of the way through [-1, 1]
     with pytest.raises(pf.ConfigurationError, match="outside the model's score range"):
-        analysis.decision_threshold(score_model, 1.5)
+        thresholds.decision_threshold(score_model, 1.5)
     with pytest.raises(pf.ConfigurationError, match="3 labels"):
-        analysis.decision_threshold(proba_model, 0.5)
+        thresholds.decision_threshold(proba_model, 0.5)
 
 
 # --------------------------------------------------------------------------- invariance

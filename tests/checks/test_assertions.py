@@ -337,10 +337,10 @@ class FakeMutations:
 
 
 def test_eps_k_generates_mutations_for_the_attribute(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_fairness.checks import analysis
+    from pytest_fairness.perturb import coerce
 
     fake = FakeMutations()
-    monkeypatch.setattr(analysis, "mutations_module", lambda: fake)
+    monkeypatch.setattr(coerce, "mutations_module", lambda: fake)
     A.assert_eps_k_fair(fair, "The doctor left.", eps=0.0, k=2, attribute="gender")
     assert fake.calls == [(["The doctor left."], "gender")]
 
@@ -352,9 +352,9 @@ def test_eps_k_generates_mutations_for_the_attribute(monkeypatch: pytest.MonkeyP
 
 
 def test_eps_k_falls_back_to_the_gender_swap(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_fairness.checks import analysis
+    from pytest_fairness.perturb import coerce
 
-    monkeypatch.setattr(analysis, "mutations_module", lambda: None)
+    monkeypatch.setattr(coerce, "mutations_module", lambda: None)
     A.assert_eps_k_fair(fair, "He is a good man.", eps=0.0, k=1, attribute="gender")
     with pytest.raises(pf.FairnessViolation, match=r"\[\[He\]\] wrote the report"):
         A.assert_eps_k_fair(gendered, "She wrote the report.", eps=0.1, k=1, attribute="gender")

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 import pytest_fairness as pf
 from pytest_fairness import context as recording
-from pytest_fairness.checks import analysis
 from pytest_fairness.checks import assertions as A
 from pytest_fairness.models import mitigation as M
+from pytest_fairness.perturb import coerce
 from pytest_fairness.types import TextModel
 
 NAMES = ("Alice", "Bob", "Carol")
@@ -41,7 +41,7 @@ def _keep_out_of_the_session_report(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def no_mutations(monkeypatch: pytest.MonkeyPatch) -> None:
     """As if `perturb.mutations` were not there (it loads vectors and a graph: slow)."""
-    monkeypatch.setattr(analysis, "mutations_module", lambda: None)
+    monkeypatch.setattr(coerce, "mutations_module", lambda: None)
 
 
 # --------------------------------------------------------------------------- smoothing
