@@ -35,7 +35,7 @@ from pytest_fairness import context as recording
 from pytest_fairness.metrics import log_odds_dirichlet, term_sensitivity_clusters
 from pytest_fairness.metrics.lexical import TermClusters
 from pytest_fairness.perturb.templates import Template, fill, load_templates
-from pytest_fairness.types import FairnessResult, Measurement
+from pytest_fairness.results import FairnessResult, Measurement
 
 # term -> its plural, for the five "These people ..." templates.
 IDENTITY = {

@@ -46,7 +46,8 @@ from ..models.scoring import Scores, check_texts, coerce_model, labels_of, score
 from ..models.thresholds import decision_threshold
 from ..perturb.coerce import coerce_cases, perturbation_from_texts, resolve_perturber
 from ..report.failure import DEFAULT_SHOWN, render_failure
-from ..types import FairnessResult, Measurement, Perturbation, TextModel, Violation
+from ..results import FairnessResult, Measurement, Violation
+from ..types import Perturbation, TextModel
 from .analysis import PSARun, counterfactual, invariance, name_groups, psa_run
 
 __all__ = [

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigurationError
-from ..types import FloatArray, Perturbation, TextModel, Violation
+from ..results import Violation
+from ..types import FloatArray, Perturbation, TextModel
 from .thresholds import DEFAULT_THRESHOLD, decision_threshold
 
 __all__ = [

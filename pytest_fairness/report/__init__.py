@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..types import Violation
+from ..results import Violation
 
 __all__ = [
     "BASELINE_KIND",

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..types import FairnessResult, Measurement, Violation
+from ..results import FairnessResult, Measurement, Violation
 
 __all__ = [
     "DEFAULT_SHOWN",

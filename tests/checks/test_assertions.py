@@ -17,8 +17,9 @@ import pytest_fairness as pf
 from pytest_fairness import context as recording
 from pytest_fairness import perturb
 from pytest_fairness.checks import assertions as A
+from pytest_fairness.results import FairnessResult, Violation
 from pytest_fairness.settings import Settings
-from pytest_fairness.types import Case, FairnessResult, Violation
+from pytest_fairness.types import Case
 
 SENTENCES = [
     "He is a doctor.",
