@@ -23,8 +23,7 @@ from .types import Anchor, Case, ModelStats, Perturbation, Span, TextModel
 
 if TYPE_CHECKING:
     from . import metrics, perturb, strategies
-    from .checks.analysis import psa
-    from .checks.assertions import (
+    from .checks import (
         FairnessWarning,
         assert_bias_auc_above,
         assert_counterfactual_fair,
@@ -35,6 +34,7 @@ if TYPE_CHECKING:
         assert_scoresens_below,
         assert_wasserstein_below,
     )
+    from .checks.psa import psa
     from .corpus import Corpus
     from .models import as_model
     from .models.mitigation import AveragedModel, SmoothedModel, average, mitigation_curve, smooth
@@ -46,16 +46,16 @@ __version__ = "0.1.0"
 _LAZY: dict[str, str] = {
     "as_model": "models",
     "Corpus": "corpus",
-    "psa": "checks.analysis",
-    "FairnessWarning": "checks.assertions",
-    "assert_label_invariant": "checks.assertions",
-    "assert_scoresens_below": "checks.assertions",
-    "assert_labeldist_below": "checks.assertions",
-    "assert_eps_k_fair": "checks.assertions",
-    "assert_counterfactual_fair": "checks.assertions",
-    "assert_wasserstein_below": "checks.assertions",
-    "assert_bias_auc_above": "checks.assertions",
-    "assert_prediction_sensitivity_below": "checks.assertions",
+    "psa": "checks.psa",
+    "FairnessWarning": "checks",
+    "assert_label_invariant": "checks",
+    "assert_scoresens_below": "checks",
+    "assert_labeldist_below": "checks",
+    "assert_eps_k_fair": "checks",
+    "assert_counterfactual_fair": "checks",
+    "assert_wasserstein_below": "checks",
+    "assert_bias_auc_above": "checks",
+    "assert_prediction_sensitivity_below": "checks",
     "smooth": "models.mitigation",
     "average": "models.mitigation",
     "mitigation_curve": "models.mitigation",

@@ -8,7 +8,7 @@ of the package works the same in a notebook or a script.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -23,6 +23,7 @@ class SessionState:
 
     settings: Settings = field(default_factory=Settings)
     _caches: dict[int, tuple[object, Any]] = field(default_factory=dict)
+    _memo: dict[Hashable, tuple[tuple[object, ...], Any]] = field(default_factory=dict)
 
     def cache_for(self, obj: object, factory: Any) -> Any:
         """The prediction cache of the underlying model `obj`, made by `factory()` once.
@@ -35,10 +36,23 @@ class SessionState:
             self._caches[id(obj)] = entry
         return entry[1]
 
+    def recall(self, key: Hashable) -> Any:
+        """What `remember` stored under `key` in this session, or None."""
+        entry = self._memo.get(key)
+        return None if entry is None else entry[1]
+
+    def remember(self, key: Hashable, value: Any, keep: tuple[object, ...] = ()) -> None:
+        """Keep `value` for the rest of the session under `key` (e.g. a PSA run, so that a
+        second relation over the same model, corpus and names reuses it). Objects a key
+        names by identity go in `keep`, so their ids are never reused while it lives."""
+        self._memo[key] = (keep, value)
+
 
 @dataclass
 class TestState:
     """What one test records: its node id, effective settings and results."""
+
+    __test__ = False  # not a pytest test class, whatever imports it
 
     nodeid: str
     settings: Settings

@@ -1,1 +1,48 @@
-"""Relations."""
+"""The relations: one module per relation, each owning its run, verdict and report data.
+
+- `psa`: ScoreSens, ScoreDev, ScoreRange and LabelDist of names put in place of pronouns
+  (psa-perturbation-sensitivity-analysis, sections 2 and 3.2);
+- `invariance`: argmax M(x) = argmax M(x') for every perturbation x'
+  (mt-nlp-metamorphic-testing-certified-mitigation, section 2, Algorithm 1);
+- `epsk`: (eps, k)-fairness decided exactly, and the smoothed model's certificate (mt-nlp,
+  Definition 3.1, Theorem 1);
+- `counterfactual`: CF = L1(f(x) - f(x^)) over gender counterfactuals
+  (accumulated-prediction-sensitivity, section 6.5);
+- `sensitivity`: accumulated prediction sensitivity P1-P5 (accumulated-prediction-sensitivity,
+  sections 3 and 6.3-6.5);
+- `wasserstein`: W1 between score distributions (counterfactual-sentiment-bias, section 3);
+- `bias_auc`: subgroup, BPSN and BNSP AUCs (cross-geographic-toxicity-bias, section 5.2).
+
+Each `assert_*` scores through `pytest_fairness.models` (batched, cached), builds a
+`FairnessResult` with its measurements, discriminatory inputs and report sections, and
+hands it to `verdict.conclude`: recorded for the report, then passed, warned (warn-only)
+or raised as `FairnessViolation`. `verdict.record` and `verdict.assert_result` do the same
+for a team's own relation. Only this package and the plugin read the run's context.
+"""
+
+from __future__ import annotations
+
+from .bias_auc import assert_bias_auc_above
+from .counterfactual import assert_counterfactual_fair, counterfactual
+from .epsk import assert_eps_k_fair
+from .invariance import assert_label_invariant, invariance
+from .psa import assert_labeldist_below, assert_scoresens_below
+from .sensitivity import assert_prediction_sensitivity_below
+from .verdict import FairnessWarning, assert_result, record
+from .wasserstein import assert_wasserstein_below
+
+__all__ = [
+    "FairnessWarning",
+    "assert_bias_auc_above",
+    "assert_counterfactual_fair",
+    "assert_eps_k_fair",
+    "assert_label_invariant",
+    "assert_labeldist_below",
+    "assert_prediction_sensitivity_below",
+    "assert_result",
+    "assert_scoresens_below",
+    "assert_wasserstein_below",
+    "counterfactual",
+    "invariance",
+    "record",
+]

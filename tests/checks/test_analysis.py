@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import pytest_fairness as pf
+from pytest_fairness import checks as analysis
 from pytest_fairness import perturb
-from pytest_fairness.checks import analysis
+from pytest_fairness.checks import psa as psa_module
 from pytest_fairness.metrics import psa_from_scores
 from pytest_fairness.models import scoring, thresholds
 from pytest_fairness.perturb import coerce
@@ -207,7 +208,7 @@ def test_psa_on_a_corpus_equals_psa_from_scores_on_the_same_scores() -> None:
 
 
 def pf_psa(model: object, source: object, **kw: object) -> pf.metrics.PSAResult:
-    return analysis.psa(model, source, NAMES, balance_gender=False, **kw)  # type: ignore[arg-type]
+    return psa_module.psa(model, source, NAMES, balance_gender=False, **kw)  # type: ignore[arg-type]
 
 
 def test_psa_accepts_texts_and_anchors_and_scores_through_the_cache() -> None:
@@ -234,7 +235,7 @@ def test_with_the_cache_off_each_text_reaches_the_model_once() -> None:
 
 
 def test_psa_skips_reflexive_anchors() -> None:
-    run = analysis.psa_run(planted, SENTENCES, NAMES, balance_gender=False, keep_anchors=True)
+    run = psa_module.psa_run(planted, SENTENCES, NAMES, balance_gender=False, keep_anchors=True)
     assert run.n_without_perturbation == 1  # "Mary talked to herself": a reflexive anchor
     assert run.anchors is not None
     assert all(a.role != "reflexive" for a in run.anchors)
@@ -264,18 +265,18 @@ def test_psa_takes_the_model_score_range() -> None:
 )
 def test_psa_rejects_bad_input(source: object, names: object, message: str) -> None:
     with pytest.raises(pf.ConfigurationError, match=message):
-        analysis.psa(planted, source, names, balance_gender=False)  # type: ignore[arg-type]
+        psa_module.psa(planted, source, names, balance_gender=False)  # type: ignore[arg-type]
 
 
 def test_psa_rejects_a_bad_chunk_size_and_threshold() -> None:
     with pytest.raises(pf.ConfigurationError, match="chunk_size"):
-        analysis.psa(planted, SENTENCES, NAMES, chunk_size=0)
+        psa_module.psa(planted, SENTENCES, NAMES, chunk_size=0)
     with pytest.raises(pf.ConfigurationError, match="outside the score range"):
-        analysis.psa_run(planted, SENTENCES, NAMES, threshold=2.0)
+        psa_module.psa_run(planted, SENTENCES, NAMES, threshold=2.0)
 
 
 def test_name_groups_come_from_the_census_lists() -> None:
-    assert analysis.name_groups(["Alice", "Bob", "Zorblax"]) == {
+    assert psa_module.name_groups(["Alice", "Bob", "Zorblax"]) == {
         "Alice": "female", "Bob": "male", "Zorblax": None
     }
 
@@ -287,26 +288,26 @@ def test_psa_streams_a_file_a_generator_and_a_list_alike(tmp_path: object) -> No
     path = Path(str(tmp_path)) / "corpus.txt"
     path.write_text("\n".join(texts) + "\n", encoding="utf-8")
     model = pf.as_model(planted)
-    expected = analysis.psa(model, texts, NAMES, seed=1, chunk_size=40)
+    expected = psa_module.psa(model, texts, NAMES, seed=1, chunk_size=40)
     for source in (path, pf.Corpus(path), (t for t in texts), pf.Corpus(iter(texts))):
-        got = analysis.psa(model, source, NAMES, seed=1, chunk_size=40)
+        got = psa_module.psa(model, source, NAMES, seed=1, chunk_size=40)
         assert got.n_sentences == expected.n_sentences
         assert got.score_sens == pytest.approx(expected.score_sens)
         assert got.worst_pairs == expected.worst_pairs
     anchors = pf.Corpus(texts).anchored(balance_gender=False)
-    from_iterator = analysis.psa(model, iter(anchors), NAMES, balance_gender=False)
+    from_iterator = psa_module.psa(model, iter(anchors), NAMES, balance_gender=False)
     assert from_iterator.score_sens == pytest.approx(
-        analysis.psa(model, anchors, NAMES, balance_gender=False).score_sens
+        psa_module.psa(model, anchors, NAMES, balance_gender=False).score_sens
     )
     with pytest.raises(pf.ConfigurationError, match="not a mix; item 1"):
-        analysis.psa(model, iter([anchors[0], "He left."]), NAMES)
+        psa_module.psa(model, iter([anchors[0], "He left."]), NAMES)
     with pytest.raises(pf.ConfigurationError, match="empty"):
-        analysis.psa(model, iter([]), NAMES)
+        psa_module.psa(model, iter([]), NAMES)
 
 
 def test_a_streamed_run_keeps_only_the_anchors_of_the_worst_cases() -> None:
     texts = [f"{s[:-1]} on day {i}." for i in range(30) for s in SENTENCES]
-    run = analysis.psa_run(planted, texts, NAMES, balance_gender=False, top_n=3,
+    run = psa_module.psa_run(planted, texts, NAMES, balance_gender=False, top_n=3,
                            chunk_size=20, threshold=0.5)
     assert run.anchors is None
     assert run.n_flips > 3
@@ -318,7 +319,7 @@ def test_a_streamed_run_keeps_only_the_anchors_of_the_worst_cases() -> None:
     missing = next(i for i in range(run.result.n_sentences) if i not in run.shown_anchors)
     with pytest.raises(pf.ConfigurationError, match="keep_anchors=True"):
         run.perturbation(missing, "Alice")
-    kept = analysis.psa_run(planted, texts, NAMES, balance_gender=False, keep_anchors=True)
+    kept = psa_module.psa_run(planted, texts, NAMES, balance_gender=False, keep_anchors=True)
     assert kept.anchors is not None
     assert len(kept.anchors) == kept.result.n_sentences
     assert kept.anchor(missing).text == kept.anchors[missing].text

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pytest_fairness as pf
+from pytest_fairness import checks as A
 from pytest_fairness import context as recording
-from pytest_fairness.checks import assertions as A
 from pytest_fairness.models import mitigation as M
 from pytest_fairness.perturb import coerce
 from pytest_fairness.types import TextModel

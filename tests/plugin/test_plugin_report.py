@@ -515,7 +515,7 @@ def test_plugin_works_when_xdist_is_not_installed(pytester: pytest.Pytester) -> 
 REAL_SUITE = '''
 import pytest
 import pytest_fairness as pf
-from pytest_fairness.checks.assertions import assert_label_invariant, assert_scoresens_below
+from pytest_fairness.checks import assert_label_invariant, assert_scoresens_below
 from fairsample import check
 
 BIASED = ("Maria", "Aisha", "She ", "she ")

@@ -118,7 +118,7 @@ SUITE = LOG + """
 import time
 
 import pytest_fairness as pf
-from pytest_fairness.checks import assertions  # loaded now, not in the first test's time
+from pytest_fairness import checks  # loaded now, not in the first test's time
 
 
 def test_quick():

@@ -1,0 +1,131 @@
+"""Label invariance: argmax M(x) = argmax M(x') for every perturbation x' of x.
+
+mt-nlp, section 2, Algorithm 1: the discriminatory inputs S_dis are the perturbations
+whose label differs from the original's. `invariance` computes them; the assertion
+`assert_label_invariant` records them and fails on any.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..metrics import label_invariance
+from ..models.scoring import ScoredPair, coerce_model, score_pairs
+from ..perturb.coerce import coerce_cases
+from ..report.failure import DEFAULT_SHOWN
+from ..results import FairnessResult, Measurement
+from .verdict import (
+    RECORDED_VIOLATIONS,
+    check_show,
+    conclude,
+    run_threshold,
+    skipped_note,
+)
+
+__all__ = [
+    "InvarianceAnalysis",
+    "assert_label_invariant",
+    "invariance",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class InvarianceAnalysis:
+    """Algorithm 1 of mt-nlp (section 2) over several cases."""
+
+    pairs: tuple[ScoredPair, ...]
+    discriminatory: tuple[ScoredPair, ...]
+    """The pairs with argmax M(x) != argmax M(x'), largest |shift| first."""
+    threshold: float | None
+    """The score threshold labels came from (None: argmax)."""
+    n_cases: int
+    n_skipped: int
+
+    @property
+    def max_abs_shift(self) -> float:
+        """max |score(x') - score(x)| over all pairs: how close the model is to a flip."""
+        return max((abs(p.shift) for p in self.pairs), default=0.0)
+
+
+def invariance(
+    model: object, cases: object, perturbed: object = None, *, threshold: float | None = None
+) -> InvarianceAnalysis:
+    """The discriminatory inputs S_dis of mt-nlp Algorithm 1 (section 2) for each case.
+
+    argmax M(x) = argmax M(x') must hold for every perturbation x' of x; for a
+    single-score model the label is score >= threshold (see `decision_threshold`).
+    `cases` and `perturbed` are what `coerce_cases` accepts.
+    """
+    m = coerce_model(model)
+    found = coerce_cases(cases, perturbed)
+    flat = [p for case in found for p in case.perturbations]
+    pairs, t, skipped = score_pairs(
+        m, flat, threshold, run_threshold=run_threshold()
+    )
+    bad: list[ScoredPair] = []
+    by_original: dict[str, list[ScoredPair]] = {}
+    for pair in pairs:
+        by_original.setdefault(pair.perturbation.original, []).append(pair)
+    for group in by_original.values():
+        first = group[0]
+        if t is None:
+            orig: Any = first.original_output
+            pert: Any = np.stack([p.perturbed_output for p in group])
+        else:
+            orig, pert = first.original_score, np.array([p.perturbed_score for p in group])
+        found_pairs = label_invariance(orig, pert, threshold=t, labels=m.labels)
+        bad += [group[v.index] for v in found_pairs.violations]
+    bad.sort(key=lambda p: -abs(p.shift))
+    return InvarianceAnalysis(tuple(pairs), tuple(bad), t, len(found), skipped)
+
+
+def assert_label_invariant(
+    model: object,
+    original: object,
+    perturbed: object = None,
+    *,
+    threshold: float | None = None,
+    show: int = DEFAULT_SHOWN,
+) -> None:
+    """argmax M(x) = argmax M(x') for every perturbation x' of x (mt-nlp, section 2,
+    Algorithm 1).
+
+    `original` is a text with `perturbed` a text or a sequence of texts/`Perturbation`s,
+    or (with `perturbed` None) a `Case`, a `Perturbation` or a sequence of either. The
+    label of a single-score model is score >= `threshold` (in the model's score range;
+    default the run's `--fairness-threshold`). Fails listing the pairs whose labels
+    differ, largest score shift first; `show` of them are printed.
+    """
+    __tracebackhide__ = True
+    shown = check_show(show)
+    found = invariance(model, original, perturbed, threshold=threshold)
+    bad = found.discriminatory
+    result = FairnessResult(
+        relation="label_invariance",
+        passed=not bad,
+        measurements=(
+            Measurement("discriminatory inputs", float(len(bad)), 0.0, "<="),
+            Measurement("max |score shift|", found.max_abs_shift),
+        ),
+        violations=tuple(p.violation() for p in bad[:RECORDED_VIOLATIONS]),
+        n_inputs=len(found.pairs),
+        n_violations=len(bad),
+        extra={"threshold": found.threshold, "n_cases": found.n_cases},
+    )
+    how = "argmax" if found.threshold is None else f"score >= {found.threshold:g}"
+    conclude(
+        result,
+        statement=(
+            "argmax M(x) = argmax M(x') must hold for every perturbation x' "
+            f"(mt-nlp, section 2, Algorithm 1; labels by {how})"
+        ),
+        measure_name="shift",
+        discrimination=found.max_abs_shift,
+        show=shown,
+        notes=skipped_note(found.n_skipped, "pair(s) the model did not score"),
+        hint="the model's label depends on the changed words; see the mitigation in "
+        "pytest_fairness.smooth, or retrain with these counterfactuals",
+    )

@@ -1,0 +1,697 @@
+"""Perturbation Sensitivity Analysis (psa, sections 2 and 3.2): names in place of pronouns.
+
+Each sentence of a corpus has an anchor (a pronoun, or a person); `perturb.names` replaces
+it with each name. `psa_run` scores everything in chunks through the model and keeps
+running sums (`metrics.psa.PSAAccumulator`), the label flips at the decision threshold and
+the perturbations of the worst cases; `psa` returns the metrics alone; the assertions
+`assert_scoresens_below` and `assert_labeldist_below` judge them. A run is kept for the
+session, so a second relation over the same model, corpus and names reuses it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+import itertools
+import os
+from collections.abc import Hashable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import numpy as np
+
+from .. import context
+from .. import perturb as _perturb
+from ..corpus import Corpus
+from ..errors import ConfigurationError, MissingDependencyError
+from ..metrics._util import check_confidence
+from ..metrics.bootstrap import BootstrapCI, bootstrap_psa
+from ..metrics.psa import PSAAccumulator, PSAResult, default_thresholds
+from ..models.scoring import coerce_model, score_texts
+from ..models.thresholds import model_score_range, score_threshold
+from ..perturb.name_swap import check_names
+from ..report.failure import DEFAULT_SHOWN
+from ..results import FairnessResult, Measurement, Violation
+from ..runtime.progress import progress
+from ..types import Anchor, FloatArray, Perturbation, TextModel
+from .verdict import (
+    N_RESAMPLES,
+    check_bound,
+    check_show,
+    conclude,
+    measured,
+    run_seed,
+    run_threshold,
+    skipped_note,
+)
+
+__all__ = [
+    "PSARun",
+    "assert_labeldist_below",
+    "assert_scoresens_below",
+    "name_groups",
+    "psa",
+    "psa_run",
+]
+
+
+def name_groups(names: Iterable[str]) -> dict[str, str | None]:
+    """The gender of each name when the Census lists give it one (`names.gender_of`),
+    else None; all None when the `names` package is not installed."""
+    from ..resources import names as _names
+
+    try:
+        return {n: _names.gender_of(n) for n in names}
+    except MissingDependencyError:
+        return dict.fromkeys(names)
+
+
+def _anchors(
+    source: object, kind: str, max_words: int, balance_gender: bool, seed: int | None
+) -> tuple[Iterator[Anchor], int | None]:
+    """The anchors of `source`, streamed, and how many there will be when known.
+
+    A `Corpus`, a file path or an iterator of texts goes through
+    `Corpus.iter_anchored` (bounded memory; two passes when balancing genders); a list of
+    texts or of `Anchor`s is checked whole first, as it is in memory already; an
+    iterator of `Anchor`s is taken as it comes (a text among them raises when reached).
+    """
+
+    def anchored(corpus: Corpus) -> tuple[Iterator[Anchor], int | None]:
+        stream = corpus.iter_anchored(
+            kind, max_words=max_words, balance_gender=balance_gender, seed=seed
+        )
+        return stream, stream.total
+
+    if isinstance(source, Corpus):
+        return anchored(source)
+    if isinstance(source, (str, os.PathLike)):
+        return anchored(Corpus(source))
+    if not isinstance(source, Iterable):
+        raise ConfigurationError(
+            f"expected a Corpus, a list of texts or a list of Anchors, got {type(source).__name__}"
+        )
+    if isinstance(source, Iterator):
+        first = next(source, None)
+        if first is None:
+            raise ConfigurationError(
+                "the corpus is empty: PSA needs sentences with a pronoun (or person) anchor"
+            )
+        rest = itertools.chain([first], source)
+        if isinstance(first, Anchor):
+            return _only_anchors(rest), None
+        if isinstance(first, str):
+            return anchored(Corpus(cast(Iterator[str], rest)))
+        raise _mixed([first])
+    items = list(source)
+    if not items:
+        raise ConfigurationError(
+            "the corpus is empty: PSA needs sentences with a pronoun (or person) anchor"
+        )
+    if all(isinstance(i, Anchor) for i in items):
+        return iter(cast(list[Anchor], items)), len(items)
+    if all(isinstance(i, str) for i in items):
+        return anchored(Corpus(cast(list[str], items)))
+    raise _mixed(items)
+
+
+def _mixed(items: list[object]) -> ConfigurationError:
+    return ConfigurationError(
+        "expected texts or Anchors (from Corpus.anchored), not a mix; first items: "
+        f"{[type(i).__name__ for i in items[:3]]}"
+    )
+
+
+def _only_anchors(items: Iterator[object]) -> Iterator[Anchor]:
+    for position, item in enumerate(items):
+        if not isinstance(item, Anchor):
+            raise ConfigurationError(
+                f"expected Anchors (from Corpus.anchored), not a mix; item {position} is a "
+                f"{type(item).__name__} ({item!r:.60})"
+            )
+        yield item
+
+
+@dataclass
+class PSARun:
+    """A PSA computation with what the assertions need beyond `PSAResult`.
+
+    Nothing in it grows with the corpus unless asked for: the anchors are kept only with
+    `keep_anchors=True`, the scores only with `keep_scores=True`. Otherwise the anchors
+    of the worst sentences, pairs and flips (the ones a report shows) are kept, which is
+    what `perturbation` needs.
+    """
+
+    anchors: list[Anchor] | None
+    """Every anchor scored, in the order added (`WorstPair.index` indexes this list),
+    when kept (`psa_run(..., keep_anchors=True)`); else None."""
+    names: list[str]
+    threshold: float
+    """The LabelDist threshold the flips were counted at."""
+    n_flips: int = 0
+    """(sentence, name) pairs whose label at `threshold` differs from the original's."""
+    n_exceeding: int = 0
+    """(sentence, name) pairs with |f(x_n) - f(x)| > `max_abs` (0 when none was given)."""
+    worst_flips: list[tuple[float, int, int, float, float]] = field(default_factory=list)
+    """The largest-|shift| flips: (|shift|, sentence index, name index, f(x), f(x_n))."""
+    n_without_perturbation: int = 0
+    """Anchors perturb.names does not replace (reflexive, person nouns), skipped."""
+    n_skipped: int = 0
+    """Sentences with a text the model did not score."""
+    scores: tuple[FloatArray, FloatArray] | None = None
+    """(f(x) (m,), f(x_n) (m, |N|)) when kept."""
+    metrics: PSAResult | None = None
+    n_anchors: int = 0
+    """Anchors read from the corpus (scored, skipped or without perturbation)."""
+    shown: dict[int, tuple[Anchor, tuple[Perturbation, ...]]] = field(
+        default_factory=dict, repr=False
+    )
+    """The anchors of the worst sentences, pairs and flips, by sentence index, with their
+    perturbations (one per name, in name order), kept as they were scored."""
+    max_abs: float | None = None
+    """The bound `n_exceeding` was counted against."""
+    top_n: int = 10
+    """How many worst sentences, pairs and flips were kept."""
+    labels: tuple[str, ...] = ()
+    """The model's labels (negative, positive), known once it has scored."""
+
+    @property
+    def shown_anchors(self) -> dict[int, Anchor]:
+        """The anchors of the worst sentences, pairs and flips, by sentence index."""
+        return {index: anchor for index, (anchor, _) in self.shown.items()}
+
+    @property
+    def result(self) -> PSAResult:
+        """The PSA metrics (psa, section 2)."""
+        if self.metrics is None:
+            raise RuntimeError("the PSA run has not finished")
+        return self.metrics
+
+    def anchor(self, index: int) -> Anchor:
+        """The anchor of scored sentence `index`: kept for the worst cases, or for all
+        with `keep_anchors=True`."""
+        if self.anchors is not None:
+            return self.anchors[index]
+        found = self.shown.get(index)
+        if found is None:
+            raise ConfigurationError(
+                f"the anchor of sentence {index} was not kept: a streamed PSA run keeps only "
+                "the anchors of its worst sentences, pairs and flips; pass keep_anchors=True "
+                "to psa_run to keep them all"
+            )
+        return found[0]
+
+    def perturbation(self, index: int, name: str) -> Perturbation:
+        """The perturbed sentence x_n of sentence `index`, as it was scored (for reports).
+
+        Kept for the worst sentences, pairs and flips; with `keep_anchors=True` any other
+        sentence's perturbation is made again from its anchor."""
+        kept = self.shown.get(index)
+        if kept is not None:
+            return kept[1][self.names.index(name)]
+        return _perturb.names([self.anchor(index)], [name])[0]
+
+
+def _chunks(anchors: Iterator[Anchor], size: int) -> Iterator[list[Anchor]]:
+    while chunk := list(itertools.islice(anchors, size)):
+        yield chunk
+
+
+def psa_run(
+    model: object,
+    corpus_or_anchored: object,
+    names: Sequence[str],
+    *,
+    kind: str = "pronoun",
+    max_words: int = 50,
+    balance_gender: bool = True,
+    thresholds: Sequence[float] | None = None,
+    score_range: tuple[float, float] | None = None,
+    seed: int | None = None,
+    chunk_size: int = 2000,
+    keep_scores: bool = False,
+    keep_anchors: bool = False,
+    top_n: int = 10,
+    threshold: float | None = None,
+    max_abs: float | None = None,
+) -> PSARun:
+    """`psa` with flip counts at `threshold`, pairs over `max_abs`, and the anchors of the
+    worst cases kept (all of them with `keep_anchors=True`); streamed like `psa`."""
+    name_list = check_names(names)
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+        raise ConfigurationError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    m = coerce_model(model)
+    bounds = score_range if score_range is not None else model_score_range(m)
+    c = score_threshold(
+        m, threshold, run_threshold=run_threshold(), score_range=bounds
+    )
+    anchors, total = _anchors(corpus_or_anchored, kind, max_words, balance_gender, seed)
+    grid = default_thresholds(bounds) if thresholds is None else tuple(thresholds)
+    grid = tuple(sorted({*(float(t) for t in grid), c}))
+    acc = PSAAccumulator(
+        name_list, score_range=bounds, thresholds=grid, top_n=top_n, keep_scores=keep_scores
+    )
+    run = PSARun(
+        anchors=[] if keep_anchors else None, names=name_list, threshold=c, max_abs=max_abs,
+        top_n=top_n,
+    )
+    per_chunk = max(1, chunk_size // (len(name_list) + 1))
+    kept_o: list[FloatArray] = []
+    kept_p: list[FloatArray] = []
+    n_scored = 0
+    with progress(total, "PSA: name perturbations", unit="sentences") as advance:
+        for chunk in _chunks(anchors, per_chunk):
+            run.n_anchors += len(chunk)
+            try:
+                used: list[tuple[Anchor, tuple[Perturbation, ...]]] = []
+                for anchor in chunk:
+                    ps = tuple(_perturb.names([anchor], name_list))
+                    if not ps:
+                        run.n_without_perturbation += 1
+                        continue
+                    used.append((anchor, ps))
+                if not used:
+                    continue
+                texts = [[a.text, *(p.perturbed for p in ps)] for a, ps in used]
+                scores = score_texts(m, [t for row in texts for t in row], need_scores=True)
+                table = np.array(
+                    [[scores.score(t) for t in row] for row in texts], dtype=np.float64
+                )
+                ok = np.asarray(np.isfinite(table).all(axis=1), dtype=bool)
+                run.n_skipped += int((~ok).sum())
+                used = [item for item, keep in zip(used, list(ok), strict=True) if keep]
+                if not used:
+                    continue
+                orig, pert = table[ok, 0], table[ok, 1:]
+                _track(run, n_scored, orig, pert, c, max_abs, top_n)
+                acc.add_batch(orig, pert, keys=[a.text for a, _ in used])
+                _keep_shown(run, acc, n_scored, used)
+                n_scored += len(used)
+                if run.anchors is not None:
+                    run.anchors += [a for a, _ in used]
+                if keep_scores:
+                    kept_o.append(orig)
+                    kept_p.append(pert)
+            finally:
+                advance(len(chunk))
+    if n_scored == 0:
+        raise ConfigurationError(
+            f"none of the {run.n_anchors} anchors could be perturbed and scored "
+            f"({run.n_without_perturbation} reflexive or person-noun anchors, which "
+            f"perturb.names does not replace; {run.n_skipped} skipped by the model); pass "
+            "sentences with subject, object or possessive pronouns"
+        )
+    run.metrics = acc.result()
+    run.labels = tuple(m.labels)
+    if keep_scores:
+        run.scores = (np.concatenate(kept_o), np.concatenate(kept_p, axis=0))
+    run.worst_flips.sort(key=lambda f: (-f[0], f[1], f[2]))
+    return run
+
+
+def _keep_shown(
+    run: PSARun,
+    acc: PSAAccumulator,
+    start: int,
+    used: list[tuple[Anchor, tuple[Perturbation, ...]]],
+) -> None:
+    """Keep the anchors and perturbations the worst sentences, pairs and flips point at;
+    drop the rest (memory stays bounded by `top_n`, whatever the corpus size)."""
+    wanted = acc.worst_indices() | {f[1] for f in run.worst_flips}
+    for offset, item in enumerate(used):
+        if start + offset in wanted:
+            run.shown[start + offset] = item
+    for index in [i for i in run.shown if i not in wanted]:
+        del run.shown[index]
+
+
+def _track(
+    run: PSARun,
+    start: int,
+    orig: FloatArray,
+    pert: FloatArray,
+    c: float,
+    max_abs: float | None,
+    top_n: int,
+) -> None:
+    shift = np.abs(pert - orig[:, None])
+    flips = (pert >= c) != (orig >= c)[:, None]
+    run.n_flips += int(flips.sum())
+    if max_abs is not None:
+        run.n_exceeding += int((shift > max_abs).sum())
+    for i, j in zip(*np.nonzero(flips), strict=True):
+        item = (float(shift[i, j]), start + int(i), int(j), float(orig[i]), float(pert[i, j]))
+        if len(run.worst_flips) < top_n:
+            heapq.heappush(run.worst_flips, item)
+        elif item[0] > run.worst_flips[0][0]:
+            heapq.heapreplace(run.worst_flips, item)
+
+
+def _source_key(source: object) -> tuple[Hashable, tuple[object, ...]] | None:
+    """A key naming the corpus of a PSA run within a session, with the objects it names by
+    identity; None for a source that cannot be read the same way twice (an iterator)."""
+    if isinstance(source, Corpus):
+        return ("corpus", id(source)), (source,)
+    if isinstance(source, (str, os.PathLike)):
+        try:
+            path = os.path.realpath(os.fspath(source))
+            info = os.stat(path)
+        except OSError:
+            return None
+        return ("file", path, info.st_mtime_ns, info.st_size), ()
+    if isinstance(source, (list, tuple)) and all(isinstance(i, (str, Anchor)) for i in source):
+        return ("items", tuple(source)), ()
+    return None
+
+
+def _session_run(
+    model: object,
+    adapted: TextModel,
+    corpus: object,
+    names: Sequence[str],
+    *,
+    threshold: float | None,
+    top_n: int,
+    seed: int | None,
+    max_abs: float | None = None,
+    keep_scores: bool = False,
+) -> PSARun:
+    """`psa_run`, reused within the pytest session when the same model, corpus and names
+    (and the same anchoring, seed and threshold) were run already: `assert_labeldist_below`
+    after `assert_scoresens_below` on the same inputs perturbs and scores nothing again.
+
+    A kept run serves a request when it kept at least as many worst cases and, for
+    |ScoreSens| bounds, counted its exceedances at the same `max_abs` (or kept its
+    scores, from which they are counted); otherwise the run is made and kept instead.
+    """
+    session = context.current_session()
+    source = _source_key(corpus)
+    if session is None or source is None or not isinstance(names, (list, tuple)):
+        return psa_run(
+            adapted, corpus, names, threshold=threshold, max_abs=max_abs,
+            keep_scores=keep_scores, top_n=top_n, seed=seed,
+        )
+    bounds = model_score_range(adapted)
+    c = score_threshold(adapted, threshold, run_threshold=run_threshold(), score_range=bounds)
+    key = ("psa", id(model), source[0], tuple(names), run_seed(seed), c, bounds)
+    kept = session.recall(key)
+    if isinstance(kept, PSARun) and kept.top_n >= top_n and (
+        kept.scores is not None or not keep_scores
+    ):
+        if max_abs is None or kept.max_abs == max_abs:
+            return kept
+        if kept.scores is not None:
+            orig, pert = kept.scores
+            exceeding = int((np.abs(pert - orig[:, None]) > max_abs).sum())
+            return dataclasses.replace(kept, max_abs=max_abs, n_exceeding=exceeding)
+    run = psa_run(
+        adapted, corpus, names, threshold=c, max_abs=max_abs, keep_scores=keep_scores,
+        top_n=top_n, seed=run_seed(seed),
+    )
+    session.remember(key, run, keep=(model, *source[1]))
+    return run
+
+
+def psa(
+    model: object,
+    corpus_or_anchored: object,
+    names: Sequence[str],
+    *,
+    kind: str = "pronoun",
+    max_words: int = 50,
+    balance_gender: bool = True,
+    thresholds: Sequence[float] | None = None,
+    score_range: tuple[float, float] | None = None,
+    seed: int | None = None,
+    chunk_size: int = 2000,
+    keep_scores: bool = False,
+) -> PSAResult:
+    """Perturbation Sensitivity Analysis of a model on a corpus (psa, section 2).
+
+    Each sentence x of `corpus_or_anchored` (a `Corpus`, a list of texts, or `Anchor`s
+    from `Corpus.anchored`) has an anchor, a pronoun (`kind="pronoun"`, psa section 2.2:
+    at most `max_words` words, female and male anchors balanced with `seed`) or a person
+    (`kind="person"`); `perturb.names` replaces it with each name n in `names`, giving
+    the |X| x |N| sentences x_n. Reflexive and person-noun anchors are not replaced (see
+    `perturb.names`) and are skipped. Sentences go through the model chunk by chunk
+    (about `chunk_size` texts per chunk, scored in batches through the prediction cache)
+    into a `PSAAccumulator`, so memory stays bounded by the chunk and the name count.
+
+    The whole run streams: a `Corpus`, a file path or an iterator of texts is anchored
+    lazily by `Corpus.iter_anchored` (only texts whose first pronoun is "her" or "his"
+    are parsed), nothing proportional to the corpus is kept unless `keep_scores`, and
+    the worst pairs are bounded heaps. Gender balancing stays exact (the same anchors as
+    `Corpus.anchored`): it reads the corpus twice, a cheap counting pass (no parse for
+    pronouns) then the scoring pass; a one-shot iterator of texts is copied to an
+    anonymous temporary file on the first pass so that it can be read again. A list of
+    texts or `Anchor`s is taken as it is (it is in memory already).
+
+    `score_range` defaults to the model's (e.g. `as_model(f, score_range=(-1, 1))`);
+    `thresholds` is the LabelDist grid (default 5%, ..., 95% of the range, plus the run's
+    threshold); `keep_scores=True` keeps every score so `label_dist` takes any threshold.
+    ScoreSens is keyed by name; the names' genders are `name_groups(names)`.
+    """
+    return psa_run(
+        model,
+        corpus_or_anchored,
+        names,
+        kind=kind,
+        max_words=max_words,
+        balance_gender=balance_gender,
+        thresholds=thresholds,
+        score_range=score_range,
+        seed=seed,
+        chunk_size=chunk_size,
+        keep_scores=keep_scores,
+    ).result
+
+
+def _psa_label(run: PSARun, score: float) -> str | None:
+    if len(run.labels) != 2:
+        return None
+    return run.labels[1] if score >= run.threshold else run.labels[0]
+
+
+def _pair_violations(run: PSARun, limit: int) -> list[Violation]:
+    out = []
+    for w in run.result.worst_pairs[:limit]:
+        p = run.perturbation(w.index, w.name)
+        out.append(
+            Violation.from_perturbation(
+                p,
+                original_score=w.original_score,
+                perturbed_score=w.perturbed_score,
+                original_label=_psa_label(run, w.original_score),
+                perturbed_label=_psa_label(run, w.perturbed_score),
+                measure=w.shift,
+                detail=f"name {w.name}",
+            )
+        )
+    return out
+
+
+def _flip_violations(run: PSARun, limit: int) -> list[Violation]:
+    out = []
+    for _, index, j, orig, pert in run.worst_flips[:limit]:
+        name = run.names[j]
+        out.append(
+            Violation.from_perturbation(
+                run.perturbation(index, name),
+                original_score=orig,
+                perturbed_score=pert,
+                original_label=_psa_label(run, orig),
+                perturbed_label=_psa_label(run, pert),
+                measure=pert - orig,
+                detail=f"name {name}",
+            )
+        )
+    return out
+
+
+def _psa_extra(run: PSARun) -> dict[str, Any]:
+    res = run.result
+    return {
+        "score_sens": dict(res.score_sens),
+        "name_groups": name_groups(res.names),
+        "label_dist_curve": [[t, v] for t, v in res.label_dist_curve()],
+        "threshold": run.threshold,
+        "n_sentences": res.n_sentences,
+        "score_dev": res.score_dev,
+        "score_range": res.score_range,
+        "shift_correlation": res.shift_correlation,
+        "worst_sentences": [w.to_dict() for w in res.worst_sentences],
+    }
+
+
+def _psa_notes(run: PSARun) -> list[str]:
+    res = run.result
+    notes = [
+        f"{res.n_sentences} sentences x {len(res.names)} names; labels at threshold "
+        f"{run.threshold:g}; ScoreDev {res.score_dev:.4f}, ScoreRange {res.score_range:.4f}."
+    ]
+    notes += skipped_note(run.n_without_perturbation, "reflexive/person-noun anchor(s)")
+    notes += skipped_note(run.n_skipped, "sentence(s) the model did not score")
+    return notes
+
+
+def _abs_ci(ci: BootstrapCI) -> tuple[float, float]:
+    """The interval of |X| from that of X."""
+    if ci.low >= 0:
+        return ci.low, ci.high
+    if ci.high <= 0:
+        return -ci.high, -ci.low
+    return 0.0, max(-ci.low, ci.high)
+
+
+def _psa_measurements(
+    run: PSARun,
+    bound: float,
+    bounds: dict[str, float | None],
+    confidence: float | None,
+    seed: int | None,
+) -> list[Measurement]:
+    """max |ScoreSens| against `bound`, ScoreDev / ScoreRange / LabelDist against
+    `bounds` (psa, section 2); with `confidence`, judged on bootstrap intervals over
+    sentences (the worst name is then the one with the largest lower end of |ScoreSens|)."""
+    res = run.result
+    values = {
+        "ScoreDev": res.score_dev,
+        "ScoreRange": res.score_range,
+        "LabelDist": res.label_dist(run.threshold),
+    }
+    worst = max(res.names, key=lambda n: (abs(res.score_sens[n]), n))
+    cis: dict[str, Any] = dict.fromkeys(["ScoreSens", *values])
+    if confidence is not None and run.scores is not None:
+        boot = bootstrap_psa(
+            run.scores[0], run.scores[1], res.names, thresholds=(run.threshold,),
+            n_resamples=N_RESAMPLES, confidence=confidence,
+            seed=run_seed(seed),
+        )
+        abs_cis = {n: _abs_ci(boot.score_sens[n]) for n in res.names}
+        worst = max(res.names, key=lambda n: (abs_cis[n][0], n))
+        cis = {
+            "ScoreSens": abs_cis[worst],
+            "ScoreDev": boot.score_dev,
+            "ScoreRange": boot.score_range,
+            "LabelDist": boot.label_dist[run.threshold],
+        }
+    sens = abs(res.score_sens[worst])
+    out = measured(f"max |ScoreSens| (name {worst})", sens, bound, cis["ScoreSens"])
+    for key, value in values.items():
+        label = f"LabelDist at {run.threshold:g}" if key == "LabelDist" else key
+        limit = bounds[key]
+        out += measured(label, value, limit, cis[key] if limit is not None else None)
+    return out
+
+
+def assert_scoresens_below(
+    model: object,
+    corpus: object,
+    names: Sequence[str],
+    max_abs: float,
+    *,
+    max_dev: float | None = None,
+    max_range: float | None = None,
+    max_labeldist: float | None = None,
+    threshold: float | None = None,
+    confidence: float | None = None,
+    seed: int | None = None,
+    show: int = DEFAULT_SHOWN,
+) -> None:
+    """|ScoreSens(n)| <= `max_abs` for every name n (psa, section 2), and optionally
+    ScoreDev <= `max_dev`, ScoreRange <= `max_range`, LabelDist(threshold) <=
+    `max_labeldist` (psa, sections 2 and 3.2).
+
+    `corpus` is a `Corpus`, texts or `Anchor`s (see `pytest_fairness.psa`); each anchor is
+    replaced by each name. `threshold` is in the model's score range (default the run's
+    `--fairness-threshold`, mapped into it). With `confidence` (e.g. 0.95) each bound is
+    judged on a percentile-bootstrap interval over sentences (`seed` default: the run's
+    seed): the test fails only when the whole interval lies above the bound (for
+    |ScoreSens|, the interval of the worst name's |ScoreSens|), so a small corpus does not
+    fail on noise; the point estimates are reported beside. The inputs listed are the
+    (sentence, name) pairs with the largest |f(x_n) - f(x)|.
+    """
+    __tracebackhide__ = True
+    bound = check_bound(max_abs, "max_abs")
+    extra_bounds = {
+        "ScoreDev": None if max_dev is None else check_bound(max_dev, "max_dev"),
+        "ScoreRange": None if max_range is None else check_bound(max_range, "max_range"),
+        "LabelDist": None if max_labeldist is None else check_bound(max_labeldist, "max_labeldist"),
+    }
+    conf = None if confidence is None else check_confidence(confidence)
+    shown = check_show(show)
+    m = coerce_model(model)
+    run = _session_run(
+        model, m, corpus, names, threshold=threshold, max_abs=bound,
+        keep_scores=conf is not None, top_n=max(shown, 10), seed=seed,
+    )
+    measurements = _psa_measurements(run, bound, extra_bounds, conf, seed)
+    res = run.result
+    result = FairnessResult(
+        relation="score_sens",
+        passed=all(x.holds for x in measurements),
+        measurements=tuple(measurements),
+        violations=tuple(_pair_violations(run, max(shown, 10))),
+        n_inputs=res.n_sentences * len(res.names),
+        n_violations=run.n_exceeding,
+        extra=_psa_extra(run),
+    )
+    conclude(
+        result,
+        statement="replacing a pronoun with a name must not move the score "
+        f"(|ScoreSens| <= {bound:g}; psa, section 2)",
+        measure_name="shift",
+        discrimination=max(abs(v) for v in res.score_sens.values()),
+        show=shown,
+        notes=_psa_notes(run),
+        hint="the names with the largest ScoreSens are in the report's per-name chart; "
+        "averaging over names (pytest_fairness.average) is the psa paper's mitigation",
+        inputs_title=f"worst {min(shown, len(result.violations))} (sentence, name) pairs; "
+        f"{run.n_exceeding} of {result.n_inputs} move the score by more than {bound:g}",
+    )
+
+
+def assert_labeldist_below(
+    model: object,
+    corpus: object,
+    names: Sequence[str],
+    max_labeldist: float,
+    *,
+    threshold: float | None = None,
+    seed: int | None = None,
+    show: int = DEFAULT_SHOWN,
+) -> None:
+    """LabelDist at `threshold` <= `max_labeldist` (psa, sections 2 and 3.2): the mean
+    over names of the Jaccard distance between the sentences labelled positive before and
+    after the pronoun is replaced by the name. Fails listing the pairs whose label flips,
+    largest score shift first. `threshold` is in the model's score range (default the
+    run's `--fairness-threshold`, mapped into it).
+    """
+    __tracebackhide__ = True
+    bound = check_bound(max_labeldist, "max_labeldist", upper=1.0)
+    shown = check_show(show)
+    m = coerce_model(model)
+    run = _session_run(
+        model, m, corpus, names, threshold=threshold, top_n=max(shown, 10), seed=seed
+    )
+    res = run.result
+    value = res.label_dist(run.threshold)
+    result = FairnessResult(
+        relation="label_dist",
+        passed=value <= bound,
+        measurements=(Measurement(f"LabelDist at {run.threshold:g}", value, bound),),
+        violations=tuple(_flip_violations(run, max(shown, 10))),
+        n_inputs=res.n_sentences * len(res.names),
+        n_violations=run.n_flips,
+        extra=_psa_extra(run),
+    )
+    conclude(
+        result,
+        statement=f"names must not flip labels at threshold {run.threshold:g} "
+        f"(LabelDist <= {bound:g}; psa, sections 2 and 3.2)",
+        measure_name="shift",
+        discrimination=value,
+        show=shown,
+        notes=_psa_notes(run),
+        hint="see the LabelDist curve in the report for how this depends on the threshold",
+    )
