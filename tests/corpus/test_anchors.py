@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_fairness import Anchor, ConfigurationError, Corpus, MissingDependencyError
+from pytest_fairness import context as recording
 from pytest_fairness.corpus import (
     ANCHOR_KINDS,
     PRONOUNS,
@@ -19,6 +20,7 @@ from pytest_fairness.corpus import (
     person_noun_gender,
 )
 from pytest_fairness.resources.nlp import load as load_pipeline
+from pytest_fairness.settings import Settings
 
 pytestmark = pytest.mark.slow
 
@@ -136,6 +138,15 @@ def test_balance_is_deterministic_under_a_seed_and_varies_across_seeds() -> None
     assert corpus.anchored(seed=4) == corpus.anchored(seed=4)
     chosen = {tuple(a.text for a in corpus.anchored(seed=seed)) for seed in range(20)}
     assert len(chosen) > 1
+
+
+def test_balance_seed_defaults_to_the_run_seed() -> None:
+    corpus = Corpus(FEMALE + MALE)
+    default = corpus.anchored()
+    seed = next(s for s in range(1, 50) if corpus.anchored(seed=s) != default)
+    with recording.test_scope(recording.TestState(nodeid="t", settings=Settings(seed=seed))):
+        assert corpus.anchored() == corpus.anchored(seed=seed) != default
+        assert list(corpus.iter_anchored()) == corpus.anchored(seed=seed)
 
 
 def test_one_gender_only_cannot_be_balanced() -> None:
@@ -342,7 +353,7 @@ def test_iter_anchored_raises_before_streaming() -> None:
      ("Mr.Smith said he left", False)],
 )
 def test_sentence_start_without_a_parse(text: str, initial: bool) -> None:
-    from pytest_fairness.corpus import _initial_in_text, _locate_pronoun
+    from pytest_fairness.corpus.anchors import _initial_in_text, _locate_pronoun
 
     found = _locate_pronoun(text)
     assert found is not None
@@ -351,7 +362,7 @@ def test_sentence_start_without_a_parse(text: str, initial: bool) -> None:
 
 def test_unambiguous_pronouns_are_anchored_like_the_parse_without_one() -> None:
     """The parse-free anchor of he/she/him/hers/himself/herself equals the parsed one."""
-    from pytest_fairness.corpus import _pronoun_anchor, _unparsed_pronoun_anchor
+    from pytest_fairness.corpus.anchors import _pronoun_anchor, _unparsed_pronoun_anchor
 
     pipeline = load_pipeline(None)
     texts = ["She left.", "Yesterday he left early.", "Give it to him.", "It was hers, not his.",
