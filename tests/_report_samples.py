@@ -79,3 +79,38 @@ def cluster_result() -> dict[str, Any]:
     }
     return result("term_clusters", None, None, name="inertia", n_inputs=0,
                   extra={"clusters": clusters})
+
+
+def own_sections_result(step: int = 0) -> dict[str, Any]:
+    """A user's own check with one section of each type, recorded as
+    `FairnessResult.to_dict()` (no report code knows its titles)."""
+    from pytest_fairness.results import (
+        BarChart,
+        Cluster,
+        Clusters,
+        Curve,
+        FairnessResult,
+        Measurement,
+        Table,
+    )
+
+    sections = (
+        Curve("Accuracy gap by <length>", ([(10.0, 0.01 * step), (20.0, 0.03), (40.0, 0.02)],),
+              x_label="tokens", y_label="gap", caption="Gap & length (own check)"),
+        BarChart("AUC per subgroup", [("women", 0.81), ("men", 0.86), ("<nb>", 0.74)],
+                 value_label="AUC"),
+        Table("Confusion by group", ["group", "TPR", "FPR", "n"],
+              [["women", 0.8, 0.1, 120], ["men", 0.9, 0.05, 80], ["<other>", None, None, 0]],
+              caption="Rates at threshold 0.5"),
+        Clusters("Word groups", [Cluster(0, ["alpha", "beta"], [0.1, 0.2], 0.05),
+                                 Cluster(1, ["gamma"], [0.5, 0.9], 0.4)],
+                 label="Kenya", template_scores=[0.1, 0.3]),
+    )
+    result = FairnessResult(
+        relation="own_check",
+        passed=True,
+        measurements=(Measurement("gap", 0.03, 0.05),),
+        n_inputs=200,
+        sections=sections,
+    )
+    return result.to_dict()

@@ -474,8 +474,9 @@ class TermClusters:
         return int(self.labels[self.terms.index(term)])
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data for the report: put it in a recorded result's `extra["clusters"]`
-        and the fairness summary lists the clusters and draws their curves."""
+        """Plain data for the report: `pytest_fairness.report.legacy.clusters_section(...)`
+        of it is the `Clusters` section a result carries (the summary lists the clusters
+        and draws their curves); older results carried it in `extra["clusters"]`."""
         shifts = self.mean_shifts()
         clusters = []
         for c, terms in self.members().items():

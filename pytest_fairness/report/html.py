@@ -1,14 +1,19 @@
-"""`fairness.html`: one self-contained page (private, pure).
+"""`fairness.html`: one self-contained page (pure).
 
 No network: styles are inline and figures are PNGs embedded as base64. Figures are drawn
 with matplotlib, imported here on first use through its object API (a `Figure` with the Agg
 canvas; pyplot and the global backend are never touched). Without matplotlib the page is
 written without figures and says how to get them. Every piece of recorded text is escaped.
+
+Report sections are drawn generically, one function per section type: a `Curve` as a line
+plot, a `BarChart` as grouped diverging bars, `Clusters` as a figure of the cluster curves
+plus a listing of every term, a `Table` as an HTML table. Figures are shown per test.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import importlib
 import io
 import math
@@ -16,8 +21,16 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from . import HTML_MAX_INPUTS, Comparison, DiscriminatoryInput, Group, MetricSummary, Summary, _fmt
-from .text import segments
+from ..results import BarChart, Cell, Clusters, Curve, Section, Table
+from .comparison import Comparison
+from .summary import DiscriminatoryInput, MetricSummary, Summary
+from .text import printable, segments
+from .values import fmt, now
+
+__all__ = ["HTML_MAX_INPUTS", "render_html"]
+
+#: How many discriminatory inputs the HTML page lists (all of them are in the JSON).
+HTML_MAX_INPUTS = 500
 
 _CSS = """
 :root { --fail: #b42318; --pass: #067647; --warn: #b54708; --ink: #1d2939; --mute: #667085;
@@ -88,106 +101,133 @@ class _Figures:
     def available(self) -> bool:
         return self.error is None
 
-    def _new(self, width: float, height: float) -> Any:
+    def new(self, width: float, height: float) -> Any:
+        """A matplotlib `Figure` (size in inches) on the Agg canvas."""
         fig = self._figure(figsize=(width, height), dpi=110)
         self._canvas(fig)
         return fig
 
     @staticmethod
-    def _png(fig: Any) -> str:
+    def png(fig: Any) -> str:
+        """`fig` as a base64 PNG (no timestamp in its metadata)."""
         buf = io.BytesIO()
         fig.savefig(buf, format="png", bbox_inches="tight", metadata={"Software": None})
         return base64.b64encode(buf.getvalue()).decode("ascii")
 
-    def label_dist(self, g: Group) -> str:
-        fig = self._new(5.2, 3.2)
-        ax = fig.add_subplot()
-        for i, curve in enumerate(g.label_dist_curves):
-            xs, ys = zip(*curve, strict=True)
-            label = f"curve {i + 1}" if len(g.label_dist_curves) > 1 else None
-            ax.plot(xs, ys, marker="o", markersize=3, linewidth=1.6, label=label)
-        ax.set_xlabel("threshold")
-        ax.set_ylabel("LabelDist")
-        top = max(y for c in g.label_dist_curves for _, y in c)
-        ax.set_ylim(0, max(0.05, top * 1.15))
-        ax.grid(alpha=0.3)
-        if len(g.label_dist_curves) > 1:
-            ax.legend(fontsize=8)
-        ax.set_title("LabelDist across thresholds", fontsize=10)
-        return self._png(fig)
 
-    def score_sens(self, g: Group) -> str:
-        groups = dict(g.name_groups)
-        blocks: dict[str, list[tuple[str, float]]] = {}
-        for name, value in g.score_sens:
-            blocks.setdefault(groups.get(name, ""), []).append((name, value))
-        order = sorted(blocks, key=lambda k: (k == "", k))
-        rows: list[tuple[str, float, str]] = []
-        for key in order:
-            for name, value in sorted(blocks[key], key=lambda nv: (-nv[1], nv[0])):
-                rows.append((name, value, key or "other"))
-        fig = self._new(5.6, max(2.0, 0.6 + 0.2 * len(rows)))
-        ax = fig.add_subplot()
-        palette = ["#c2410c", "#1d4ed8", "#047857", "#7c3aed", "#be185d", "#4b5563"]
-        colors = {k or "other": palette[i % len(palette)] for i, k in enumerate(order)}
-        ys = list(range(len(rows)))[::-1]
-        ax.barh(ys, [r[1] for r in rows], color=[colors[r[2]] for r in rows], height=0.75)
-        ax.set_yticks(ys)
-        ax.set_yticklabels([r[0] for r in rows], fontsize=7 if len(rows) > 30 else 8)
-        ax.axvline(0, color="#344054", linewidth=0.8)
-        ax.set_xlabel("ScoreSens: mean f(x_n) - f(x)")
-        ax.grid(axis="x", alpha=0.3)
-        handles = [importlib.import_module("matplotlib.patches").Patch(color=colors[k or "other"],
-                                                                        label=k or "other")
-                   for k in order]
-        if len(order) > 1 or order[0]:
-            ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                      frameon=False)
-        ax.set_title("ScoreSens per name", fontsize=10)
-        return self._png(fig)
+_PALETTE = ["#c2410c", "#1d4ed8", "#047857", "#7c3aed", "#be185d", "#4b5563"]
 
-    def mitigation(self, g: Group) -> str:
-        fig = self._new(5.2, 3.2)
-        ax = fig.add_subplot()
-        xs = [e for e, _ in g.mitigation_curve]
-        ys = [f * 100 for _, f in g.mitigation_curve]
-        ax.plot(xs, ys, marker="o", markersize=3, linewidth=1.6, color="#b42318")
-        if min(xs) > 0 and max(xs) / min(xs) >= 20:
-            ax.set_xscale("log")
+
+def _plain(text: str) -> str:
+    """Recorded text for a matplotlib label: '$' escaped, so it is never parsed as math,
+    and control characters shown as escapes."""
+    return printable(text).replace("$", r"\$")
+
+
+@functools.singledispatch
+def _plot(section: Section, figs: _Figures) -> str | None:
+    """The figure of a section as a base64 PNG; None for a type that has no figure."""
+    return None
+
+
+def _has_figure(section: Section) -> bool:
+    return _plot.dispatch(type(section)) is not _plot.dispatch(object)
+
+
+@_plot.register
+def _plot_curve(section: Curve, figs: _Figures) -> str:
+    """The curves as lines with markers; a log x axis when x > 0 spans 20x or more."""
+    fig = figs.new(5.2, 3.2)
+    ax = fig.add_subplot()
+    scale = 100.0 if section.percent else 1.0
+    several = len(section.series) > 1
+    all_x, all_y = [], []
+    for i, curve in enumerate(section.series):
+        xs = [x for x, _ in curve]
+        ys = [y * scale for _, y in curve]
+        all_x.extend(xs)
+        all_y.extend(ys)
+        label = (section.labels[i] if section.labels
+                 else f"curve {i + 1}" if several else None)
+        ax.plot(xs, ys, marker="o", markersize=3, linewidth=1.6,
+                label=None if label is None else _plain(label))
+    if min(all_x) > 0 and max(all_x) / min(all_x) >= 20:
+        ax.set_xscale("log")
+    if section.percent and min(all_y) >= 0 and max(all_y) <= 100:
         ax.set_ylim(0, 105)
-        ax.set_xlabel("eps")
-        ax.set_ylabel("violations left (%)")
-        ax.grid(alpha=0.3)
-        ax.set_title("Certified mitigation: violations left vs eps", fontsize=10)
-        return self._png(fig)
+    elif min(all_y) >= 0:
+        ax.set_ylim(0, max(0.05, max(all_y) * 1.15))
+    ax.set_xlabel(_plain(section.x_label))
+    ax.set_ylabel(_plain(section.y_label + (" (%)" if section.percent else "")))
+    ax.grid(alpha=0.3)
+    if several or section.labels:
+        ax.legend(fontsize=8)
+    ax.set_title(_plain(section.title), fontsize=10)
+    return figs.png(fig)
 
-    def clusters(self, cset: dict[str, Any]) -> str:
-        clusters = [c for c in cset.get("clusters") or [] if c.get("curve")]
-        n = max(1, len(clusters))
-        cols = 2 if n > 1 else 1
-        rows = math.ceil(n / cols)
-        fig = self._new(4.2 * cols, 2.8 * rows)
-        base = [v for v in cset.get("template_scores") or [] if isinstance(v, int | float)]
-        for i, c in enumerate(clusters):
-            ax = fig.add_subplot(rows, cols, i + 1)
-            curve = [float(v) for v in c["curve"]]
-            if cset.get("relative") and len(base) == len(curve):  # shifts -> scores
-                curve = [b + v for b, v in zip(base, curve, strict=True)]
-            if len(base) == len(curve):
-                ax.plot(base, curve, marker="o", markersize=3, linewidth=1.4)
-                lo, hi = min(base + curve), max(base + curve)
-                ax.plot([lo, hi], [lo, hi], linestyle="--", color="#98a2b3", linewidth=0.9)
-                ax.set_xlabel("template score")
-            else:
-                ax.plot(range(len(curve)), curve, marker="o", markersize=3, linewidth=1.4)
-                ax.set_xlabel("template (ordered)")
-            ax.set_ylabel("score with term")
-            terms = [str(t) for t in c.get("terms") or []]
-            shown = ", ".join(terms[:4]) + (", ..." if len(terms) > 4 else "")
-            ax.set_title(f"C{c.get('cluster', i)} ({len(terms)} terms): {shown}", fontsize=8.5)
-            ax.grid(alpha=0.3)
-        fig.tight_layout()
-        return self._png(fig)
+
+@_plot.register
+def _plot_bars(section: BarChart, figs: _Figures) -> str:
+    """Horizontal bars from 0: one colour per group, each group's block sorted by value
+    (psa, Figure 1); without groups, one colour in the order given."""
+    groups = section.group_of
+    blocks: dict[str, list[tuple[str, float]]] = {}
+    for name, value in section.bars:
+        blocks.setdefault(groups.get(name, ""), []).append((name, value))
+    order = sorted(blocks, key=lambda k: (k == "", k))
+    rows: list[tuple[str, float, str]] = []
+    for key in order:
+        ranked = blocks[key] if section.groups is None else sorted(
+            blocks[key], key=lambda nv: (-nv[1], nv[0]))
+        rows.extend((name, value, key or "other") for name, value in ranked)
+    fig = figs.new(5.6, max(2.0, 0.6 + 0.2 * len(rows)))
+    ax = fig.add_subplot()
+    colors = {k or "other": _PALETTE[i % len(_PALETTE)] for i, k in enumerate(order)}
+    ys = list(range(len(rows)))[::-1]
+    ax.barh(ys, [r[1] for r in rows], color=[colors[r[2]] for r in rows], height=0.75)
+    ax.set_yticks(ys)
+    ax.set_yticklabels([_plain(r[0]) for r in rows], fontsize=7 if len(rows) > 30 else 8)
+    ax.axvline(0, color="#344054", linewidth=0.8)
+    ax.set_xlabel(_plain(section.value_label))
+    ax.grid(axis="x", alpha=0.3)
+    if section.groups is not None and (len(order) > 1 or order[0]):
+        patch = importlib.import_module("matplotlib.patches").Patch
+        handles = [patch(color=colors[k or "other"], label=_plain(k or "other")) for k in order]
+        ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  frameon=False)
+    ax.set_title(_plain(section.title), fontsize=10)
+    return figs.png(fig)
+
+
+@_plot.register
+def _plot_clusters(section: Clusters, figs: _Figures) -> str:
+    """One panel per cluster with a curve: its curve against the templates' own scores
+    (the diagonal is 'no shift'; cross-geographic, Figure 3), or by template position."""
+    clusters = [c for c in section.clusters if c.curve]
+    n = max(1, len(clusters))
+    cols = 2 if n > 1 else 1
+    rows = math.ceil(n / cols)
+    fig = figs.new(4.2 * cols, 2.8 * rows)
+    base = list(section.template_scores or ())
+    for i, c in enumerate(clusters):
+        ax = fig.add_subplot(rows, cols, i + 1)
+        curve = list(c.curve)
+        if section.relative and len(base) == len(curve):  # shifts -> scores
+            curve = [b + v for b, v in zip(base, curve, strict=True)]
+        if len(base) == len(curve):
+            ax.plot(base, curve, marker="o", markersize=3, linewidth=1.4)
+            lo, hi = min(base + curve), max(base + curve)
+            ax.plot([lo, hi], [lo, hi], linestyle="--", color="#98a2b3", linewidth=0.9)
+            ax.set_xlabel("template score")
+        else:
+            ax.plot(range(len(curve)), curve, marker="o", markersize=3, linewidth=1.4)
+            ax.set_xlabel("template (ordered)")
+        ax.set_ylabel("score with term")
+        shown = ", ".join(c.terms[:4]) + (", ..." if len(c.terms) > 4 else "")
+        ax.set_title(_plain(f"C{c.id} ({len(c.terms)} terms): {shown}"), fontsize=8.5)
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return figs.png(fig)
 
 
 def _figure(png: str, alt: str, caption: str) -> str:
@@ -196,35 +236,30 @@ def _figure(png: str, alt: str, caption: str) -> str:
 
 
 def _figures_section(summary: Summary, figs: _Figures) -> list[str]:
-    wanted = [g for g in summary.groups
-              if g.label_dist_curves or g.score_sens or g.mitigation_curve or g.clusters]
+    wanted = [(g, [s for s in g.sections if _has_figure(s)]) for g in summary.groups]
+    wanted = [(g, sections) for g, sections in wanted if sections]
     if not wanted:
         return []
     out = ['<section id="figures"><h2>Figures</h2>']
     if not figs.available:
+        titles = ", ".join(dict.fromkeys(s.title for _, ss in wanted for s in ss))
         out.append(f'<p class="note">Figures are not included: {escape(str(figs.error))}. '
                    "Install matplotlib (<code>pip install matplotlib</code>) and rerun to get "
-                   "the LabelDist, ScoreSens, mitigation and cluster figures; the data is in "
+                   f"the figures ({escape(titles)}); the data is in "
                    "<code>fairness.json</code>.</p></section>")
         return out
-    for g in wanted:
+    for g, sections in wanted:
         out.append(f'<h3 class="node">{escape(g.short_id)}</h3><div class="figures">')
-        if g.label_dist_curves:
-            out.append(_figure(figs.label_dist(g), "LabelDist curve",
-                               "LabelDist (Jaccard distance of the positive sets) by "
-                               "threshold (psa, Figure 2)"))
-        if g.score_sens:
-            out.append(_figure(figs.score_sens(g), "ScoreSens per name",
-                               "ScoreSens per name, grouped, sorted by value (psa, Figure 1)"))
-        if g.mitigation_curve:
-            out.append(_figure(figs.mitigation(g), "mitigation curve",
-                               "Violations left after certified smoothing, by eps "
-                               "(mt-nlp, Figure 5)"))
-        for cset in g.clusters:
-            label = cset.get("group") or cset.get("country")
-            out.append(_figure(figs.clusters(cset), "term clusters",
-                               "Term sensitivity clusters" + (f" for {label}" if label else "")
-                               + " (cross-geographic, Figure 3)"))
+        for section in sections:
+            try:
+                png = _plot(section, figs)
+            except Exception as exc:  # one user's section must not cost the whole page
+                out.append(f'<p class="note">The figure "{escape(section.heading)}" could not '
+                           f"be drawn: {escape(type(exc).__name__)}: {escape(str(exc))}; its "
+                           "data is in <code>fairness.json</code>.</p>")
+                continue
+            if png is not None:
+                out.append(_figure(png, section.heading, section.caption or section.heading))
         out.append("</div>")
     out.append("</section>")
     return out
@@ -247,11 +282,11 @@ def _status(status: str) -> str:
 def _metric_cells(m: MetricSummary | None) -> str:
     if m is None:
         return '<td></td><td class="num"></td><td class="num"></td><td class="num"></td>'
-    bound = "" if m.bound is None else f"{m.op} {_fmt(m.bound)}"
-    value = _fmt(m.final)
+    bound = "" if m.bound is None else f"{m.op} {fmt(m.bound)}"
+    value = fmt(m.final)
     if m.ci is not None and None not in m.ci:
-        value += f' <span class="small">[{_fmt(m.ci[0])}, {_fmt(m.ci[1])}]</span>'
-    worst = _fmt(m.worst) if m.n > 1 else ""
+        value += f' <span class="small">[{fmt(m.ci[0])}, {fmt(m.ci[1])}]</span>'
+    worst = fmt(m.worst) if m.n > 1 else ""
     return (f"<td>{escape(m.name)}</td><td class=\"num\">{value}</td>"
             f'<td class="num">{escape(worst)}</td><td class="num">{escape(bound)}</td>')
 
@@ -301,8 +336,8 @@ def _comparison(c: Comparison) -> list[str]:
             delta = "" if x.delta is None else f"{x.delta:+.4g}"
             out.append(f'<tr><td class="node">{escape(x.nodeid)}</td><td>{escape(x.relation)}'
                        f"</td><td>{escape(x.metric)}</td>"
-                       f'<td class="num">{_fmt(x.baseline)}</td>'
-                       f'<td class="num">{_fmt(x.current)}</td><td class="num">{delta}</td>'
+                       f'<td class="num">{fmt(x.baseline)}</td>'
+                       f'<td class="num">{fmt(x.current)}</td><td class="num">{delta}</td>'
                        f'<td class="{x.status}">{x.status}</td></tr>')
         out.append("</tbody></table>")
     out.append("</section>")
@@ -353,40 +388,60 @@ def _inputs_section(summary: Summary) -> list[str]:
     return out
 
 
+def _cell(cell: Cell) -> str:
+    if cell is None:
+        return "<td></td>"
+    if isinstance(cell, int | float) and not isinstance(cell, bool):
+        return f'<td class="num">{escape(fmt(cell) if isinstance(cell, float) else str(cell))}</td>'
+    return f"<td>{escape(str(cell))}</td>"
+
+
+def _tables_section(summary: Summary) -> list[str]:
+    """Every `Table` section as an HTML table, under its test and title."""
+    found = [(g, s) for g in summary.groups for s in g.sections if isinstance(s, Table)]
+    if not found:
+        return []
+    out = ['<section id="tables"><h2>Tables</h2>']
+    for g, table in found:
+        out.append(f'<h3 class="node">{escape(g.short_id)} · {escape(table.heading)}</h3>')
+        numeric = [any(isinstance(r[i], int | float) and not isinstance(r[i], bool)
+                       for r in table.rows) for i in range(len(table.columns))]
+        out.append("<table><thead><tr>" + "".join(
+            f'<th class="num">{escape(c)}</th>' if numeric[i] else f"<th>{escape(c)}</th>"
+            for i, c in enumerate(table.columns)) + "</tr></thead><tbody>")
+        out.extend("<tr>" + "".join(_cell(c) for c in row) + "</tr>" for row in table.rows)
+        out.append("</tbody></table>")
+        if table.caption:
+            out.append(f'<p class="small">{escape(table.caption)}</p>')
+    out.append("</section>")
+    return out
+
+
 def _clusters_section(summary: Summary) -> list[str]:
     """Every cluster set as a table listing all of its terms (the figures show four per
     cluster, and none without matplotlib)."""
-    groups = [g for g in summary.groups if g.clusters]
-    if not groups:
+    found = [(g, s) for g in summary.groups for s in g.sections if isinstance(s, Clusters)]
+    if not found:
         return []
     out = ['<section id="clusters"><h2>Term clusters</h2>',
            "<p>Terms grouped by how they move the score over the templates "
            "(cross-geographic, section 3.2); the mean shift is the cluster's curve minus the "
            "templates' own scores, averaged over templates.</p>"]
-    for g in groups:
-        for cset in g.clusters:
-            label = cset.get("group") or cset.get("country")
-            out.append(f'<h3 class="node">{escape(g.short_id)}'
-                       + (f" · {escape(str(label))}" if label else "") + "</h3>")
-            out.append('<table><thead><tr><th>cluster</th><th class="num">terms</th>'
-                       '<th class="num">mean shift</th><th class="num">curve</th>'
-                       "<th>members</th></tr></thead><tbody>")
-            for c in cset.get("clusters") or []:
-                raw_terms = c.get("terms")
-                terms = [str(t) for t in raw_terms] if isinstance(raw_terms, list) else []
-                raw_curve = c.get("curve")
-                curve = [v for v in raw_curve if isinstance(v, int | float)] if isinstance(
-                    raw_curve, list) else []
-                shape = f"{_fmt(curve[0])} → {_fmt(curve[-1])}" if curve else ""
-                shift = c.get("mean_shift")
-                shift_text = (f"{shift:+.3f}" if isinstance(shift, int | float)
-                              and not isinstance(shift, bool) else "")
-                out.append(f"<tr><td>C{escape(str(c.get('cluster')))}</td>"
-                           f'<td class="num">{len(terms)}</td>'
-                           f'<td class="num">{shift_text}</td>'
-                           f'<td class="num">{escape(shape)}</td>'
-                           f"<td>{escape(', '.join(terms))}</td></tr>")
-            out.append("</tbody></table>")
+    for g, cset in found:
+        out.append(f'<h3 class="node">{escape(g.short_id)}'
+                   + (f" · {escape(cset.label)}" if cset.label else "") + "</h3>")
+        out.append('<table><thead><tr><th>cluster</th><th class="num">terms</th>'
+                   '<th class="num">mean shift</th><th class="num">curve</th>'
+                   "<th>members</th></tr></thead><tbody>")
+        for c in cset.clusters:
+            shape = f"{fmt(c.curve[0])} → {fmt(c.curve[-1])}" if c.curve else ""
+            shift = "" if c.mean_shift is None else f"{c.mean_shift:+.3f}"
+            out.append(f"<tr><td>C{escape(str(c.id))}</td>"
+                       f'<td class="num">{len(c.terms)}</td>'
+                       f'<td class="num">{shift}</td>'
+                       f'<td class="num">{escape(shape)}</td>'
+                       f"<td>{escape(', '.join(c.terms))}</td></tr>")
+        out.append("</tbody></table>")
     out.append("</section>")
     return out
 
@@ -400,9 +455,9 @@ def _hypothesis_section(summary: Summary) -> list[str]:
         out.append(f'<h3 class="node">{escape(g.short_id)} {_status(g.status)}</h3>'
                    f"<p>{g.n_results} examples checked, {g.n_failed} failed.</p><ul>")
         for m in g.metrics:
-            bound = "" if m.bound is None else f" (bound {m.op} {_fmt(m.bound)})"
+            bound = "" if m.bound is None else f" (bound {m.op} {fmt(m.bound)})"
             out.append(f"<li><b>{escape(m.name)}</b>: final (shrunk) example "
-                       f"{_fmt(m.final)}{escape(bound)}; worst seen {_fmt(m.worst)} over "
+                       f"{fmt(m.final)}{escape(bound)}; worst seen {fmt(m.worst)} over "
                        f"{m.n} examples</li>")
         out.append("</ul>")
         if g.falsifying_example:
@@ -414,8 +469,12 @@ def _hypothesis_section(summary: Summary) -> list[str]:
     return out
 
 
-def render(summary: Summary, *, created: str, figures: bool = True) -> str:
-    """The whole page."""
+def render_html(summary: Summary, *, created: str | None = None, figures: bool = True) -> str:
+    """`fairness.html`: one self-contained page (figures need matplotlib, else a note).
+
+    `created` is shown in the header (default: now); `figures=False` leaves figures out.
+    """
+    created = created or now()
     t = summary.totals()
     badges = "".join(
         f'<span class="badge {status}">{t[key]} {key}</span>'
@@ -447,6 +506,7 @@ def render(summary: Summary, *, created: str, figures: bool = True) -> str:
             parts.extend(_comparison(summary.comparison))
         parts.extend(_hypothesis_section(summary))
         parts.extend(_figures_section(summary, figs))
+        parts.extend(_tables_section(summary))
         parts.extend(_clusters_section(summary))
         parts.extend(_inputs_section(summary))
     parts.append("</main></body></html>")

@@ -1,20 +1,30 @@
-"""The terminal `fairness summary`: table, worst inputs, text charts (private, pure).
+"""The terminal `fairness summary`: table, worst inputs, report sections as text (pure).
 
 Everything returns lines without a trailing newline. ANSI styles are added only when
 `color` is true (the plugin passes pytest's `hasmarkup`), so captured CI logs stay plain.
 Verbosity follows pytest: < 0 (-q) one line per failing relation and the totals; 0 the
-table, the five worst inputs and the charts; 1 (-v) a row per metric and 20 inputs; 2 (-vv)
-every input and every name.
+table, the five worst inputs and the sections; 1 (-v) a row per metric and 20 inputs; 2
+(-vv) every input and every name.
+
+Report sections are drawn generically, one function per section type (`section_lines`):
+a `Curve` as an ASCII line chart (or a list of points), a `BarChart` as diverging bars, a
+`Table` aligned, `Clusters` as one line per cluster. They come grouped by title, in the
+order the titles first appear across the groups, then by group.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import textwrap
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Mapping, Sequence
 
-from . import Comparison, DiscriminatoryInput, Group, MetricChange, MetricSummary, Summary, _fmt
+from ..results import BarChart, Cell, Cluster, Clusters, Curve, Section, Table
+from .comparison import Comparison, MetricChange
+from .summary import DiscriminatoryInput, Group, MetricSummary, Summary
+from .values import fmt
 
 _RESET = "\x1b[0m"
 _CODES = {"red": "31", "green": "32", "yellow": "33", "cyan": "36", "bold": "1"}
@@ -114,7 +124,7 @@ def _cut(text: str, width: int, *, left: bool = False) -> str:
 
 
 def _bound(m: MetricSummary) -> str:
-    return "" if m.bound is None else f"{m.op} {_fmt(m.bound)}"
+    return "" if m.bound is None else f"{m.op} {fmt(m.bound)}"
 
 
 def _inputs(g: Group) -> str:
@@ -134,7 +144,7 @@ def _score(score: float | None, label: str | None) -> str:
 # The table
 # ---------------------------------------------------------------------------------------
 
-Cell = tuple[str, str | None]  # (text, status used for colour or None)
+Styled = tuple[str, str | None]  # (text, status used for colour or None)
 
 
 def _table(summary: Summary, width: int, verbosity: int, style: _Style) -> list[str]:
@@ -142,23 +152,23 @@ def _table(summary: Summary, width: int, verbosity: int, style: _Style) -> list[
     headers = ["test", "relation", "metric", "value"] + (["worst"] if multi else []) + [
         "bound", "result", "violations"]
     right = {3, 4, 5} if multi else {3, 4}
-    rows: list[list[Cell]] = []
+    rows: list[list[Styled]] = []
     for g in summary.groups:
         shown: list[MetricSummary | None] = (
             list(g.metrics) if verbosity >= 1 else [g.primary]) or [None]
         for i, m in enumerate(shown):
             first = i == 0
-            cells: list[Cell] = []
+            cells: list[Styled] = []
             bound = ""
             if m is None:
                 cells = [("", None)] * (3 if multi else 2)
             else:
-                value = _fmt(m.final)
+                value = fmt(m.final)
                 if verbosity >= 1 and m.ci is not None and None not in m.ci:
-                    value += f" [{_fmt(m.ci[0])}, {_fmt(m.ci[1])}]"
+                    value += f" [{fmt(m.ci[0])}, {fmt(m.ci[1])}]"
                 cells = [(m.name, None), (value, None)]
                 if multi:
-                    cells.append((_fmt(m.worst) if m.n > 1 else "", None))
+                    cells.append((fmt(m.worst) if m.n > 1 else "", None))
                 bound = _bound(m)
             result: str = g.status
             if not first and m is not None:
@@ -187,7 +197,7 @@ def _fit(widths: list[int], shrinkable: dict[int, int], width: int, indent: int,
     return out if indent + sum(out) + gap * (len(out) - 1) <= width else None
 
 
-def _render_row(cells: Sequence[Cell], widths: list[int], right: set[int], indent: int,
+def _render_row(cells: Sequence[Styled], widths: list[int], right: set[int], indent: int,
                 gap: int, style: _Style, is_header: bool = False) -> str:
     out = []
     for i, (text, status) in enumerate(cells):
@@ -201,7 +211,7 @@ def _render_row(cells: Sequence[Cell], widths: list[int], right: set[int], inden
     return (" " * indent + (" " * gap).join(out)).rstrip()
 
 
-def _layout(headers: list[str], rows: list[list[Cell]], right: set[int], width: int,
+def _layout(headers: list[str], rows: list[list[Styled]], right: set[int], width: int,
             style: _Style) -> list[str]:
     """One line per row when the full node ids fit; else each test on its own line above
     its rows; on a very narrow terminal, cells joined by spaces."""
@@ -227,7 +237,7 @@ def _layout(headers: list[str], rows: list[list[Cell]], right: set[int], width: 
     return lines
 
 
-def _stacked(rows: list[list[Cell]], width: int, style: _Style) -> list[str]:
+def _stacked(rows: list[list[Styled]], width: int, style: _Style) -> list[str]:
     """A very narrow terminal: the test on its own line, the other cells packed below it."""
     lines = []
     for r in rows:
@@ -322,9 +332,9 @@ def _hypothesis_section(summary: Summary, width: int, verbosity: int,
         lines.append(f"    {g.n_results} examples checked, {g.n_failed} failed")
         for m in g.metrics:
             bound = _bound(m)
-            lines.append(f"    {m.name}: final (shrunk) example {_fmt(m.final)}"
+            lines.append(f"    {m.name}: final (shrunk) example {fmt(m.final)}"
                          + (f" ({bound})" if bound else ""))
-            lines.append(f"      worst seen {_fmt(m.worst)} over {m.n} examples")
+            lines.append(f"      worst seen {fmt(m.worst)} over {m.n} examples")
         if g.falsifying_example:
             for line in g.falsifying_example.splitlines()[: 12 if verbosity < 1 else 60]:
                 lines.append(_cut("    " + line, width))
@@ -335,8 +345,8 @@ def _hypothesis_section(summary: Summary, width: int, verbosity: int,
 
 def _change_line(c: MetricChange, width: int) -> str:
     delta = "" if c.delta is None else f" ({c.delta:+.4g})"
-    return _cut(f"    {c.nodeid} [{c.relation}] {c.metric}: {_fmt(c.baseline)} -> "
-                f"{_fmt(c.current)}{delta}", width)
+    return _cut(f"    {c.nodeid} [{c.relation}] {c.metric}: {fmt(c.baseline)} -> "
+                f"{fmt(c.current)}{delta}", width)
 
 
 def _comparison_section(c: Comparison, width: int, verbosity: int, style: _Style) -> list[str]:
@@ -397,7 +407,7 @@ def line_chart(series: Sequence[Sequence[tuple[float, float]]], *, width: int,
     x_lo, x_hi = min(xs), max(xs)
     y_lo = min(0.0, min(ys))
     y_hi = _nice_ceiling(max(ys)) if max(ys) > 0 else 0.1
-    labels = [_fmt(y_hi), _fmt((y_hi + y_lo) / 2), _fmt(y_lo)]
+    labels = [fmt(y_hi), fmt((y_hi + y_lo) / 2), fmt(y_lo)]
     label_w = max(len(s) for s in labels)
     plot_w = max(10, min(width - label_w - 8 - len(x_label), 90))
     grid = [[" "] * plot_w for _ in range(height)]
@@ -423,7 +433,7 @@ def line_chart(series: Sequence[Sequence[tuple[float, float]]], *, width: int,
             label = ""
         lines.append(f"  {label:>{label_w}} |" + "".join(grid[r]).rstrip())
     lines.append(f"  {'':>{label_w}} +" + "-" * plot_w)
-    left, mid, right = _fmt(x_lo), _fmt((x_lo + x_hi) / 2), _fmt(x_hi)
+    left, mid, right = fmt(x_lo), fmt((x_lo + x_hi) / 2), fmt(x_hi)
     axis = [" "] * plot_w
     for text, pos in ((left, 0), (mid, plot_w // 2 - len(mid) // 2), (right, plot_w - len(right))):
         for i, ch in enumerate(text):
@@ -434,32 +444,35 @@ def line_chart(series: Sequence[Sequence[tuple[float, float]]], *, width: int,
     return lines
 
 
-def bar_chart(values: Sequence[tuple[str, float]], groups: dict[str, str], *, width: int,
-              limit: int | None = None) -> list[str]:
+def bar_chart(values: Sequence[tuple[str, float]], groups: Mapping[str, str] | None, *,
+              width: int, limit: int | None = None) -> list[str]:
     """Diverging horizontal bars per name, grouped (female, male, ...) and sorted by value.
 
-    The layout of psa Figure 1: one block per group, names within a block from the most
-    positive ScoreSens to the most negative; `limit` keeps the top and bottom names of a
-    block.
+    The layout of psa Figure 1: one block per group (names without a group last, as
+    "other"), names within a block from the most positive value to the most negative;
+    `limit` keeps the top and bottom names of a block. With `groups=None` the bars are one
+    block in the order given, without a group column.
     """
     if not values:
         return []
     by_group: dict[str, list[tuple[str, float]]] = {}
     for name, value in values:
-        by_group.setdefault(groups.get(name, ""), []).append((name, value))
+        by_group.setdefault((groups or {}).get(name, ""), []).append((name, value))
     order = sorted(by_group, key=lambda g: (g == "", g))
     scale = max(abs(v) for _, v in values) or 1.0
-    group_w = max(len(g or "other") for g in order)
+    group_w = 0 if groups is None else max(len(g or "other") for g in order)
+    group_col = 0 if groups is None else group_w + 2
     name_w = min(18, max(len(n) for n, _ in values))
     value_w = max(len(f"{v:+.3f}") for _, v in values)
-    bar_w = max(11, min(width - 2 - group_w - 2 - name_w - 1 - value_w - 3, 61))
+    bar_w = max(11, min(width - 2 - group_col - name_w - 1 - value_w - 3, 61))
     half = (bar_w - 1) // 2
     lines = []
-    scale_txt = _fmt(scale)
+    scale_txt = fmt(scale)
     axis = (f"-{scale_txt}".ljust(half) + "0" + f"+{scale_txt}".rjust(half))
-    lines.append(" " * (2 + group_w + 2 + name_w + 1) + axis)
+    lines.append(" " * (2 + group_col + name_w + 1) + axis)
     for group in order:
-        rows = sorted(by_group[group], key=lambda nv: (-nv[1], nv[0]))
+        rows = by_group[group] if groups is None else sorted(
+            by_group[group], key=lambda nv: (-nv[1], nv[0]))
         skipped = 0
         if limit is not None and len(rows) > limit:
             keep = max(1, limit // 2)
@@ -467,13 +480,14 @@ def bar_chart(values: Sequence[tuple[str, float]], groups: dict[str, str], *, wi
             rows = [*rows[:keep], ("...", math.nan), *rows[-keep:]]
         for i, (name, value) in enumerate(rows):
             label = (group or "other") if i == 0 else ""
+            block = "" if groups is None else f"{label:<{group_w}}  "
             if math.isnan(value):
-                lines.append(f"  {'':<{group_w}}  ... {skipped} more names")
+                lines.append(f"  {' ' * len(block)}... {skipped} more names")
                 continue
             n = round(abs(value) / scale * half)
             left = (" " * (half - n) + "#" * n) if value < 0 else " " * half
             right = ("#" * n).ljust(half) if value > 0 else " " * half
-            lines.append(f"  {label:<{group_w}}  {_cut(name, name_w):<{name_w}} "
+            lines.append(f"  {block}{_cut(name, name_w):<{name_w}} "
                          f"{left}|{right} {value:+.3f}")
     return lines
 
@@ -491,59 +505,132 @@ def _title(label: str, g: Group, width: int, style: _Style, *, bold: bool = True
             "  " + _cut(ident, width - 2, left=True)]
 
 
-def _chart_sections(summary: Summary, width: int, verbosity: int, style: _Style) -> list[str]:
-    lines: list[str] = []
-    height = 8 if verbosity < 1 else 12
-    for g in summary.groups:
-        if g.label_dist_curves:
-            curves = g.label_dist_curves[:4] if verbosity < 1 else g.label_dist_curves
-            lines.extend(_title("LabelDist by threshold", g, width, style))
-            lines.extend(line_chart(curves, width=width, height=height,
-                                    x_label="threshold", y_label="LabelDist"))
-            if len(curves) > 1:
-                lines.append("  " + "  ".join(f"{_MARKERS[i % 4]} curve {i + 1}"
-                                              for i in range(len(curves))))
-    for g in summary.groups:
-        if g.score_sens:
-            lines.extend(_title("ScoreSens per name", g, width, style))
-            lines.extend(bar_chart(g.score_sens, dict(g.name_groups), width=width,
-                                   limit=None if verbosity >= 1 else 10))
-    for g in summary.groups:
-        if g.mitigation_curve:
-            pts = g.mitigation_curve
-            step = max(1, math.ceil(len(pts) / 8))
-            shown = list(pts[::step])
-            if shown[-1] != pts[-1]:
-                shown.append(pts[-1])
-            text = ", ".join(f"eps {_fmt(e)}: {f * 100:.0f}%" for e, f in shown)
-            lines.extend(_title("Violations left after mitigation", g, width, style))
+# ---------------------------------------------------------------------------------------
+# Report sections, one function per type
+# ---------------------------------------------------------------------------------------
+
+
+def printable(text: str) -> str:
+    """Recorded text with its control characters (and line or paragraph separators) shown
+    as escapes: nothing from user data reaches the terminal raw."""
+    if text.isprintable():
+        return text
+    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch
+                   for ch in text)
+
+
+@functools.singledispatch
+def section_lines(section: Section, g: Group, width: int, verbosity: int,
+                  style: _Style) -> list[str]:
+    """The lines of one report section of group `g` (none for a type this version does
+    not draw)."""
+    return []
+
+
+@section_lines.register
+def _curve_lines(section: Curve, g: Group, width: int, verbosity: int,
+                 style: _Style) -> list[str]:
+    """A line chart of up to four curves (all at -v) with a legend when there are
+    several; in the "points" style, each curve's points as a list (eight at most)."""
+    lines = _title(printable(section.heading), g, width, style)
+    names = [printable(n) for n in section.labels] or [
+        f"curve {i + 1}" for i in range(len(section.series))]
+    x_label, y_label = printable(section.x_label), printable(section.y_label)
+    if section.style == "points":
+        for i, points in enumerate(section.series):
+            step = max(1, math.ceil(len(points) / 8))
+            shown = list(points[::step])
+            if shown[-1] != points[-1]:
+                shown.append(points[-1])
+            text = ", ".join(
+                f"{x_label} {fmt(x)}: "
+                + (f"{y * 100:.0f}%" if section.percent else fmt(y))
+                for x, y in shown)
+            if len(section.series) > 1:
+                text = f"{names[i]}: {text}"
             lines.extend(textwrap.wrap(text, width=width, initial_indent="  ",
                                        subsequent_indent="  "))
-        for cset in g.clusters:
-            label = cset.get("group") or cset.get("country")
-            lines.extend(_title(f"Term clusters{' for ' + str(label) if label else ''}", g,
-                                width, style))
-            for c in cset.get("clusters") or []:
-                lines.extend(_cluster_lines(c, bool(cset.get("relative")), width, verbosity))
+        return lines
+    series = [[(x, y * 100) for x, y in c] if section.percent else list(c)
+              for c in section.series]
+    shown_series = series[:4] if verbosity < 1 else series
+    lines.extend(line_chart(shown_series, width=width, height=8 if verbosity < 1 else 12,
+                            x_label=x_label,
+                            y_label=y_label + (" (%)" if section.percent else "")))
+    if len(shown_series) > 1:
+        lines.append("  " + "  ".join(f"{_MARKERS[i % 4]} {names[i]}"
+                                      for i in range(len(shown_series))))
     return lines
 
 
-def _cluster_lines(c: dict[str, object], relative: bool, width: int,
-                   verbosity: int) -> list[str]:
+@section_lines.register
+def _bar_chart_lines(section: BarChart, g: Group, width: int, verbosity: int,
+                     style: _Style) -> list[str]:
+    """Diverging bars (`bar_chart`); ten per block by default, all at -v."""
+    bars = [(printable(name), value) for name, value in section.bars]
+    groups = None if section.groups is None else {
+        printable(name): printable(group) for name, group in section.groups}
+    return [*_title(printable(section.heading), g, width, style),
+            *bar_chart(bars, groups, width=width, limit=None if verbosity >= 1 else 10)]
+
+
+_TABLE_ROWS = 20
+
+
+def _cell_text(cell: Cell) -> str:
+    if cell is None:
+        return ""
+    if isinstance(cell, float):
+        return fmt(cell)
+    return printable(str(cell))
+
+
+@section_lines.register
+def _table_lines(section: Table, g: Group, width: int, verbosity: int,
+                 style: _Style) -> list[str]:
+    """An aligned table (numbers right-aligned), its widest columns cut to the width;
+    the first 20 rows by default, all at -v."""
+    kept = section.rows if verbosity >= 1 else section.rows[:_TABLE_ROWS]
+    rows = [[(_cell_text(c), None) for c in row] for row in kept]
+    right = {i for i in range(len(section.columns))
+             if any(row[i] is not None for row in section.rows)
+             and all(row[i] is None or (isinstance(row[i], int | float)
+                                        and not isinstance(row[i], bool))
+                     for row in section.rows)}
+    columns = [printable(c) for c in section.columns]
+    n = len(columns)
+    widths = [max([len(columns[i])] + [len(r[i][0]) for r in rows]) for i in range(n)]
+    by_width = sorted(range(n), key=lambda i: -widths[i])
+    fitted = _fit(widths, {i: 6 for i in by_width}, width, 2, 2) or [
+        min(w, 6) for w in widths]
+    header: list[Styled] = [(c, None) for c in columns]
+    more = len(section.rows) - len(kept)
+    return [*_title(printable(section.heading), g, width, style),
+            _render_row(header, fitted, right, 2, 2, style, True),
+            *(_render_row(r, fitted, right, 2, 2, style) for r in rows),
+            *([f"  ... {more} more rows (-v shows them)"] if more else [])]
+
+
+@section_lines.register
+def _clusters_lines(section: Clusters, g: Group, width: int, verbosity: int,
+                    style: _Style) -> list[str]:
+    """One line per cluster (`_cluster_lines`)."""
+    lines = _title(printable(section.heading), g, width, style)
+    for c in section.clusters:
+        lines.extend(_cluster_lines(c, section.relative, width, verbosity))
+    return lines
+
+
+def _cluster_lines(c: Cluster, relative: bool, width: int, verbosity: int) -> list[str]:
     """One cluster of terms: its size and mean shift (and curve ends at -v), then its terms
     (as many as fit on the line by default; all of them, wrapped, at -v)."""
-    raw_terms = c.get("terms")
-    terms = [str(t) for t in raw_terms] if isinstance(raw_terms, list | tuple) else []
-    raw_curve = c.get("curve")
-    curve = [v for v in raw_curve if isinstance(v, int | float)] if isinstance(
-        raw_curve, list | tuple) else []
+    terms, curve = [printable(t) for t in c.terms], c.curve
     facts = [f"{len(terms)} term{'s' if len(terms) != 1 else ''}"]
-    shift = c.get("mean_shift")
-    if isinstance(shift, int | float) and not isinstance(shift, bool):
-        facts.append(f"mean shift {shift:+.3f}")
+    if c.mean_shift is not None:
+        facts.append(f"mean shift {c.mean_shift:+.3f}")
     if curve and (verbosity >= 1 or len(facts) == 1):
-        facts.append(f"{'shift' if relative else 'curve'} {_fmt(curve[0])} -> {_fmt(curve[-1])}")
-    head = f"  C{c.get('cluster')} ({', '.join(facts)}): "
+        facts.append(f"{'shift' if relative else 'curve'} {fmt(curve[0])} -> {fmt(curve[-1])}")
+    head = f"  C{printable(str(c.id))} ({', '.join(facts)}): "
     if verbosity >= 1:
         return textwrap.wrap(head + ", ".join(terms), width=width,
                              subsequent_indent=" " * 6) or [head.rstrip()]
@@ -556,6 +643,18 @@ def _cluster_lines(c: dict[str, object], relative: bool, width: int,
         shown.append(term)
     left = len(terms) - len(shown)
     return [_cut(head + ", ".join(shown) + (f", +{left} more" if left else ""), width)]
+
+
+def _sections_block(summary: Summary, width: int, verbosity: int, style: _Style) -> list[str]:
+    """Every group's sections, grouped by title (in order of first appearance), then by
+    group."""
+    lines: list[str] = []
+    for title in summary.section_titles():
+        for g in summary.groups:
+            for section in g.sections:
+                if section.title == title:
+                    lines.extend(section_lines(section, g, width, verbosity, style))
+    return lines
 
 
 # ---------------------------------------------------------------------------------------
@@ -588,20 +687,21 @@ def _quiet(summary: Summary, style: _Style) -> list[str]:
         if g.status == "PASS":
             continue
         m = g.primary
-        metric = "" if m is None else f" {m.name}={_fmt(m.final)}" + (
+        metric = "" if m is None else f" {m.name}={fmt(m.final)}" + (
             f" ({_bound(m)})" if m.bound is not None else "")
         lines.append(f"{style.status(g.status, g.status)} {g.nodeid} {g.relation}:{metric}, "
                      f"{g.n_violations} violation{'s' if g.n_violations != 1 else ''}")
     if summary.comparison is not None:
         for c in summary.comparison.regressions:
             lines.append(f"{style.status('WORSE', 'FAIL')} {c.nodeid} {c.relation}: {c.metric} "
-                         f"{_fmt(c.baseline)} -> {_fmt(c.current)} (baseline)")
+                         f"{fmt(c.baseline)} -> {fmt(c.current)} (baseline)")
     return lines
 
 
-def render(summary: Summary, *, width: int = 80, verbosity: int = 0,
-           color: bool = False) -> list[str]:
-    """The lines of the `fairness summary` section."""
+def render_text(
+    summary: Summary, *, width: int = 80, verbosity: int = 0, color: bool = False
+) -> list[str]:
+    """The terminal `fairness summary` as lines (ANSI colours only when `color`)."""
     width = max(40, width)
     style = _Style(color)
     if summary.empty:
@@ -613,7 +713,7 @@ def render(summary: Summary, *, width: int = 80, verbosity: int = 0,
     for block in (
         _hypothesis_section(summary, width, verbosity, style),
         _inputs_section(summary, width, verbosity, style),
-        _chart_sections(summary, width, verbosity, style),
+        _sections_block(summary, width, verbosity, style),
         [] if summary.comparison is None else _comparison_section(
             summary.comparison, width, verbosity, style),
     ):
@@ -630,4 +730,4 @@ def render(summary: Summary, *, width: int = 80, verbosity: int = 0,
     return lines
 
 
-__all__ = ["bar_chart", "line_chart", "render", "segments"]
+__all__ = ["bar_chart", "line_chart", "printable", "render_text", "section_lines", "segments"]

@@ -251,7 +251,8 @@ def test_json_schema_rejects_a_broken_document() -> None:
 
 def test_json_is_stable_and_rebuilds_the_same_summary(tmp_path: Path) -> None:
     s = _summary()
-    paths = rp.write_reports(tmp_path, s, created="2024-01-01T00:00:00Z", html=False)
+    paths = rp.write_reports(tmp_path, s, created="2024-01-01T00:00:00Z",
+                             formats=["json"])
     text = paths[0].read_text()
     again = rp.to_json_doc(rp.load_json(paths[0]), created="2024-01-01T00:00:00Z")
     assert json.dumps(again, indent=2, ensure_ascii=False) + "\n" == text
@@ -265,7 +266,7 @@ def test_json_is_stable_and_rebuilds_the_same_summary(tmp_path: Path) -> None:
 
 def test_cli_prints_the_summary_and_writes_html(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    (json_path,) = rp.write_reports(tmp_path, _summary(), html=False)
+    (json_path,) = rp.write_reports(tmp_path, _summary(), formats=["json"])
     assert rp.main([str(json_path), "--html", str(tmp_path / "x.html"), "--width", "120"]) == 0
     out = capsys.readouterr().out
     assert "tests/test_b.py::test_psa" in out
