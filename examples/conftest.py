@@ -73,7 +73,7 @@ def generator() -> object:
     """
     import os
 
-    from pytest_fairness.metrics.generation import hf_generator
+    from pytest_fairness.models.generators import hf_generator
     from pytest_fairness.resources.fluency import load_smollm2
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

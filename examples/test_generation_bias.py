@@ -29,7 +29,8 @@ from contextlib import contextmanager
 import pytest
 
 import pytest_fairness as pf
-from pytest_fairness.metrics.generation import GenerationBiasResult, generation_bias, rescore
+from pytest_fairness.checks.generation import generation_bias, rescore
+from pytest_fairness.metrics.generation import GenerationBiasResult
 from pytest_fairness.perturb.templates import load_templates
 from pytest_fairness.resources.lexicon import CountingSentimentScorer
 

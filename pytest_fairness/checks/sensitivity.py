@@ -49,13 +49,13 @@ def assert_prediction_sensitivity_below(
     3, Definition 1; variants P1-P5 of section 6.5).
 
     `model` must be white-box (a torch or transformers model with its tokenizer); `kw`
-    goes to `metrics.sensitivity.prediction_sensitivity` (class_weights,
+    goes to `pytest_fairness.prediction_sensitivity` (class_weights,
     protected_model, gendered_words, batch_size, ...). `statistic="max"` (default) bounds
     every text, `"mean"` the average. The texts listed have the largest P, with the
     gendered words marked for P4/P5.
     """
     __tracebackhide__ = True
-    from ..metrics.sensitivity import prediction_sensitivity
+    from ..models.gradients import prediction_sensitivity
 
     bound = check_bound(max_value, "max_value")
     stat = check_statistic(statistic)

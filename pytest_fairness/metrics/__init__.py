@@ -10,12 +10,14 @@
 | wasserstein | counterfactual-sentiment-bias-language-models, section 3 |
 | bias_auc | cross-geographic-toxicity-bias, section 5.2 (Borkan et al.) |
 | lexical | cross-geographic-toxicity-bias, section 3 |
-| sensitivity | accumulated-prediction-sensitivity, sections 3 and 6.3-6.5 (P1-P5, gradients) |
-| generation | counterfactual-sentiment-bias-language-models, sections 3, 5.2, Appendix A |
+| sensitivity | accumulated-prediction-sensitivity, sections 3 and 6.3-6.5 (P1-P5, results) |
+| generation | counterfactual-sentiment-bias-language-models, section 3 (eqs. 3, 4) |
 | bootstrap | percentile bootstrap confidence intervals for the above |
 
 Nothing here imports pytest or a model library; invalid arguments raise
-`pytest_fairness.ConfigurationError` (a `ValueError`).
+`pytest_fairness.ConfigurationError` (a `ValueError`). What calls models lives elsewhere:
+the gradients of prediction sensitivity in `models.gradients` and `models.protected`, the
+text generators in `models.generators`, the generation run in `checks.generation`.
 """
 
 from __future__ import annotations
@@ -39,16 +41,7 @@ from .epsk import (
     min_eps_at_k,
     pairwise_log_ratio,
 )
-from .generation import (
-    GenerationBiasResult,
-    GroupSummary,
-    HFGenerator,
-    PromptSamples,
-    TemplateBias,
-    TextGenerator,
-    generation_bias,
-    hf_generator,
-)
+from .generation import GenerationBiasResult, GroupSummary, PromptSamples, TemplateBias
 from .invariance import DiscriminatoryPair, InvarianceResult, label_invariance, predicted_labels
 from .lexical import (
     KMeansResult,
@@ -70,14 +63,7 @@ from .psa import (
     default_thresholds,
     psa_from_scores,
 )
-from .sensitivity import (
-    VARIANTS,
-    ProtectedStatusModel,
-    SensitivityResult,
-    TextSensitivity,
-    prediction_sensitivity,
-    train_protected_status_model,
-)
+from .sensitivity import VARIANTS, SensitivityResult, TextSensitivity
 from .smoothing import (
     DEFAULT_EPS_GRID,
     Certificate,
@@ -112,7 +98,6 @@ __all__ = [
     "GenerationBiasResult",
     "GroupFairnessResult",
     "GroupSummary",
-    "HFGenerator",
     "IndividualFairnessResult",
     "InvarianceResult",
     "KMeansResult",
@@ -123,12 +108,10 @@ __all__ = [
     "PSABootstrap",
     "PSAResult",
     "PromptSamples",
-    "ProtectedStatusModel",
     "SensitivityResult",
     "TemplateBias",
     "TermCandidate",
     "TermClusters",
-    "TextGenerator",
     "TextSensitivity",
     "WorstPair",
     "WorstSentence",
@@ -147,9 +130,7 @@ __all__ = [
     "default_thresholds",
     "demographic_disparity",
     "eps_k_fair",
-    "generation_bias",
     "group_overrepresentation",
-    "hf_generator",
     "kmeans",
     "label_invariance",
     "log_odds_dirichlet",
@@ -160,7 +141,6 @@ __all__ = [
     "mitigation_curve",
     "pairwise_log_ratio",
     "predicted_labels",
-    "prediction_sensitivity",
     "psa_from_scores",
     "smoothed_group",
     "smoothed_output",
@@ -168,6 +148,5 @@ __all__ = [
     "strong_demographic_disparity",
     "term_sensitivity_clusters",
     "total_group_fairness",
-    "train_protected_status_model",
     "wasserstein",
 ]

@@ -14,6 +14,9 @@ its width (the shape of a 1-D row), float64 bytes and a CRC-32 of those bytes. A
 wrong with the file (not a database, unreadable, a row of the wrong size or checksum)
 gives a `CacheWarning` and the adapter carries on from memory: never a crash, never a
 row that was not written by the same fingerprint and configuration.
+
+An adapter's configuration is keyed in memory as given and on disk by `stable_config`;
+objects compared by identity (a tokenizer, a length function) go in it wrapped in `Ident`.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -322,3 +325,69 @@ def close_disk_caches() -> None:
         _OPEN.clear()
     for store in stores:
         store.close()
+
+
+# --------------------------------------------------------------------------- keys
+
+
+class Ident:
+    """An object in a cache key, compared by identity (a tokenizer, a length function).
+
+    In memory the key holds the object itself (so its id is never reused). On disk it is
+    written by what can be read of its contents: a function by its name and a digest of its
+    code (an edited body gives a new key), a Hugging Face tokenizer by its class, source
+    (`name_or_path`) and vocabulary size; anything else by its type only, so the model's
+    `fingerprint=` must change when such an object does.
+    """
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: object) -> None:
+        self.obj = obj
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Ident) and other.obj is self.obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __repr__(self) -> str:
+        obj = self.obj
+        kind = type(obj)
+        name = getattr(obj, "__qualname__", None) or kind.__qualname__
+        code = getattr(obj, "__code__", None)
+        if code is not None:
+            module = getattr(obj, "__module__", kind.__module__)
+            return f"<{module}.{name} code={_code_digest(code)}>"
+        source = getattr(obj, "name_or_path", None)
+        if source is not None:
+            try:
+                size = len(obj)  # type: ignore[arg-type]
+            except TypeError:
+                size = None
+            return f"<{kind.__module__}.{name} source={source!r} vocab={size}>"
+        return f"<{kind.__module__}.{name}>"
+
+
+def stable_config(config: Hashable) -> str:
+    """An adapter configuration as the disk cache keys it: the same string in every run
+    for the same options (objects compared by identity are written as `Ident` shows them)."""
+    return repr(config)
+
+
+def _code_digest(code: Any) -> str:
+    """A digest of a code object's bytecode, constants and names, nested functions included
+    (their `repr` would hold a memory address)."""
+    digest = hashlib.sha256()
+
+    def feed(c: Any) -> None:
+        digest.update(c.co_code)
+        digest.update(repr(c.co_names).encode())
+        for const in c.co_consts:
+            if hasattr(const, "co_code"):
+                feed(const)
+            else:
+                digest.update(repr(const).encode())
+
+    feed(code)
+    return digest.hexdigest()[:16]

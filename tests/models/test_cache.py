@@ -409,7 +409,7 @@ def test_xdist_workers_fill_one_cache_file(pytester: pytest.Pytester) -> None:
 
 
 def test_the_disk_key_reads_a_function_by_its_code() -> None:
-    from pytest_fairness.models import _Ident
+    from pytest_fairness.models.cache import Ident as _Ident
 
     def by_chars(t: str) -> int:
         return len(t)
@@ -427,7 +427,7 @@ def test_the_disk_key_reads_a_function_by_its_code() -> None:
 
 
 def test_the_disk_key_reads_a_tokenizer_by_source_and_vocabulary() -> None:
-    from pytest_fairness.models import _Ident
+    from pytest_fairness.models.cache import Ident as _Ident
 
     class Tokenizer:
         def __init__(self, source: str, size: int) -> None:

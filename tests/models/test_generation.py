@@ -12,15 +12,10 @@ from typing import Any, ClassVar
 import pytest
 
 import pytest_fairness as pf
+from pytest_fairness.checks.generation import generation_bias, rescore
 from pytest_fairness.errors import ConfigurationError, MissingDependencyError, ModelOutputError
 from pytest_fairness.metrics import average_individual_fairness
-from pytest_fairness.metrics.generation import (
-    HFGenerator,
-    TextGenerator,
-    generation_bias,
-    hf_generator,
-    rescore,
-)
+from pytest_fairness.models.generators import HFGenerator, TextGenerator, hf_generator
 from pytest_fairness.resources import lexicon
 from pytest_fairness.resources.lexicon import CountingSentimentScorer, counting_sentiment
 
@@ -400,7 +395,7 @@ def test_common_random_numbers_couple_identical_distributions() -> None:
     """Two rows with the same next-token distribution and the same sample index pick the
     same token; different sample indices draw different uniforms."""
     torch = pytest.importorskip("torch")
-    from pytest_fairness.metrics.generation import _SeededSampler
+    from pytest_fairness.models.generators import _SeededSampler
 
     probs = torch.tensor([0.1, 0.2, 0.3, 0.4])
     rows = 4000

@@ -18,23 +18,25 @@ import pytest
 from _tiny_models import WordTokenizer, build_bag_of_words, build_tiny_bert
 
 import pytest_fairness as pf
-from pytest_fairness.metrics.sensitivity import prediction_sensitivity
+from pytest_fairness.models.gradients import prediction_sensitivity
 
 HAVE_TORCH = all(importlib.util.find_spec(m) is not None for m in ("torch", "transformers"))
 needs_torch = pytest.mark.skipif(not HAVE_TORCH, reason="torch and transformers not installed")
 
 
-def _cuda() -> bool:
+@pytest.fixture
+def cuda() -> None:
+    """Skips the test unless a CUDA device is present; torch is imported here, when a test
+    that needs it runs, not when the module is collected."""
     if not HAVE_TORCH:
-        return False
+        pytest.skip("torch and transformers not installed")
     import torch
 
-    return bool(torch.cuda.is_available())
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device is present (torch.cuda.is_available() is False)")
 
 
-needs_cuda = pytest.mark.skipif(
-    not _cuda(), reason="no CUDA device is present (torch.cuda.is_available() is False)"
-)
+needs_cuda = pytest.mark.usefixtures("cuda")
 
 TEXTS = ["he is very good", "she was sad today", "the nurse is great", "a doctor stayed home"]
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -16,7 +16,9 @@ import pytest_fairness as pf
 from pytest_fairness import checks as A
 from pytest_fairness import context as recording
 from pytest_fairness.models import mitigation as M
-from pytest_fairness.perturb import coerce
+from pytest_fairness.perturb.kinds import KIND_REGISTRY, MT_NLP, get_kind
+from pytest_fairness.perturb.mutations import MutationsKind
+from pytest_fairness.resources.knowledge import InMemoryGraph
 from pytest_fairness.types import TextModel
 
 NAMES = ("Alice", "Bob", "Carol")
@@ -39,9 +41,13 @@ def _keep_out_of_the_session_report(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def no_mutations(monkeypatch: pytest.MonkeyPatch) -> None:
-    """As if `perturb.mutations` were not there (it loads vectors and a graph: slow)."""
-    monkeypatch.setattr(coerce, "mutations_module", lambda: None)
+def no_mutations() -> Iterator[None]:
+    """As if `perturb.mutations` were not there (it loads vectors and a graph: slow):
+    "gender" is the gender swap alone and the graph serving other attributes knows none."""
+    nothing = MutationsKind(graph=InMemoryGraph([]))
+    with KIND_REGISTRY.temporarily("gender", get_kind("gender_swap")), \
+            KIND_REGISTRY.temporarily(MT_NLP, nothing):
+        yield
 
 
 # --------------------------------------------------------------------------- smoothing

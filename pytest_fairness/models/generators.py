@@ -1,0 +1,395 @@
+"""Text generators: the `TextGenerator` protocol, a seeded transformers generator
+(`hf_generator`), and the validated call of any generator (`sample_continuations`).
+
+Huang et al. (2020), "Reducing Sentiment Bias in Language Models via Counterfactual
+Evaluation" (shared/papers/counterfactual-sentiment-bias-language-models.txt), Appendix B:
+a fixed number of continuations per prompt, sampled with the same random seed for every
+fill of a template ("we fix the random seed ... and only change the attribute in
+template"), unfinished sentences removed. `checks.generation.generation_bias` runs them.
+
+The generator protocol: `generator(prompt, n, seed) -> list[str]` returns `n` sampled
+continuations of `prompt` (without the prompt), deterministically for a given seed. A
+generator may also have `generate_many(prompts, n, seed) -> list[list[str]]`, which
+`sample_continuations` then calls once per seed with all its prompts (batching them).
+
+torch and transformers are imported inside the functions that need them.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import math
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from ..errors import ConfigurationError, ModelCallError, ModelOutputError
+from ..metrics._util import check_positive_int
+from ..runtime.stack import on_fresh_stack
+from ..runtime.threads import torch_threads
+from .defaults import run_settings
+from .torchnn import device_of, eval_mode
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["HFGenerator", "TextGenerator", "hf_generator", "sample_continuations"]
+
+_SENTENCE_END = re.compile(r"[.!?](?:[\"')\]]*)|\n")
+
+
+@runtime_checkable
+class TextGenerator(Protocol):
+    """A text generator: `generator(prompt, n, seed)` returns `n` continuations of `prompt`
+    (the prompt itself not included), the same ones for the same seed
+    (counterfactual-sentiment-bias, section 3 and Appendix B)."""
+
+    def __call__(self, prompt: str, n: int, seed: int) -> Sequence[str]: ...
+
+
+def sample_continuations(
+    generator: TextGenerator, prompts: Sequence[tuple[str, int]], n: int
+) -> list[list[str]]:
+    """The `n` continuations of every `(prompt, seed)`, checked: exactly `n` strings per
+    prompt (`ModelOutputError` otherwise; an exception of the generator becomes
+    `ModelCallError`). Through the generator's `generate_many(prompts, n, seed)` for the
+    prompts that share a seed when it has one (`HFGenerator` batches them), else one call
+    `generator(prompt, n, seed)` per prompt."""
+    many = getattr(generator, "generate_many", None)
+    if not callable(many):
+        return [_sample(generator, prompt, n, s) for prompt, s in prompts]
+    by_seed: dict[int, list[int]] = {}
+    for k, (_, s) in enumerate(prompts):
+        by_seed.setdefault(s, []).append(k)
+    out: list[list[str]] = [[] for _ in prompts]
+    for s, indices in by_seed.items():
+        texts = [prompts[k][0] for k in indices]
+        got = _call(functools.partial(many, texts, n, s), texts[0] if len(texts) == 1 else texts)
+        if isinstance(got, str) or not isinstance(got, Sequence) or len(got) != len(texts):
+            raise ModelOutputError(
+                f"the generator's generate_many returned {type(got).__name__} for "
+                f"{len(texts)} prompts; it must return one list of n continuations per prompt"
+            )
+        for k, prompt, items in zip(indices, texts, got, strict=True):
+            out[k] = _check_samples(items, prompt, n)
+    return out
+
+
+def _call(run: Any, prompt: object) -> Any:
+    try:
+        return run()
+    except ConfigurationError:
+        raise
+    except Exception as exc:
+        raise ModelCallError(
+            f"the generator raised {type(exc).__name__}: {exc} on prompt(s) {prompt!r}"
+        ) from exc
+
+
+def _sample(generator: TextGenerator, prompt: str, n: int, seed: int) -> list[str]:
+    return _check_samples(_call(lambda: generator(prompt, n, seed), prompt), prompt, n)
+
+
+def _check_samples(out: object, prompt: str, n: int) -> list[str]:
+    if isinstance(out, str) or not isinstance(out, Sequence):
+        raise ModelOutputError(
+            f"the generator returned {type(out).__name__} for prompt {prompt!r}; it must "
+            f"return a list of {n} continuation strings"
+        )
+    items = list(out)
+    if len(items) != n or not all(isinstance(t, str) for t in items):
+        raise ModelOutputError(
+            f"the generator returned {len(items)} item(s) for prompt {prompt!r} with n={n}; "
+            f"it must return exactly n strings"
+        )
+    return items
+
+
+# --------------------------------------------------------------------------- transformers
+
+
+class HFGenerator:
+    """A `TextGenerator` over a transformers language model (see `hf_generator`).
+
+    Sampling couples counterfactual prompts (common random numbers): sample i of every
+    prompt called with the same seed draws its token at step t by inverting the CDF of the
+    next-token distribution at the same uniform number u[t, i]. Prompts that lead the model
+    to the same next-token distributions get the same continuations, and a difference in
+    the continuations comes from the prompts, not from the draw (counterfactual-sentiment-
+    bias, Appendix B: "we fix the random seed ... and only change the attribute"). The
+    uniforms depend on (seed, step, i) only, so the continuations do not depend on the batch
+    size nor on which prompts share a batch (up to float rounding of batched matmuls).
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        *,
+        max_new_tokens: int = 50,
+        temperature: float = 1.0,
+        top_k: int | None = None,
+        top_p: float | None = None,
+        batch_size: int | None = None,
+        trim_unfinished: bool = True,
+        num_threads: int | None = None,
+    ) -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self.max_new_tokens = check_positive_int(max_new_tokens, "max_new_tokens")
+        if not (math.isfinite(temperature) and temperature > 0):
+            raise ConfigurationError(f"temperature must be > 0, got {temperature!r}")
+        self.temperature = float(temperature)
+        if top_k is not None:
+            check_positive_int(top_k, "top_k")
+        if top_p is not None and not 0.0 < top_p <= 1.0:
+            raise ConfigurationError(f"top_p must be in (0, 1], got {top_p!r}")
+        self.top_k = top_k
+        self.top_p = top_p
+        self.batch_size = batch_size
+        self.trim_unfinished = trim_unfinished
+        self.num_threads = (
+            None if num_threads is None else check_positive_int(num_threads, "num_threads")
+        )
+
+    def __repr__(self) -> str:
+        return f"HFGenerator({type(self.model).__name__}, max_new_tokens={self.max_new_tokens})"
+
+    def __call__(self, prompt: str, n: int, seed: int) -> list[str]:
+        """`n` continuations of `prompt`, sampled with uniforms from a `torch.Generator`
+        seeded with `seed` (the same `seed` and `n` give the same continuations)."""
+        return self.generate_many([prompt], n, seed)[0]
+
+    def generate_many(self, prompts: Sequence[str], n: int, seed: int) -> list[list[str]]:
+        """`n` continuations of each prompt, all with the seed `seed`: the same as calling
+        the generator on each prompt, but the prompts share batches of `batch_size`
+        sequences (left-padded), which is several times faster on a CPU.
+        `sample_continuations` calls it with all the prompts of one seed (the fills of one
+        template in `generation_bias`)."""
+        import torch
+
+        count = check_positive_int(n, "n")
+        texts = list(prompts)
+        if isinstance(prompts, str) or not all(isinstance(p, str) for p in texts):
+            raise ConfigurationError("prompts must be a list of strings")
+        if not texts:
+            return []
+        # Sequences per `generate` call: the run's batch size, never `n` (1,000 samples
+        # per prompt in the paper would be one huge batch); the samples' random numbers
+        # depend on (seed, step, sample), not on the batching.
+        size = self.batch_size or min(len(texts) * count, run_settings().batch_size)
+        config = self._config()
+        encoded = [self._encode(p) for p in texts]
+        rows = [(j, i) for j in range(len(texts)) for i in range(count)]
+        out: list[list[str]] = [[] for _ in texts]
+        with torch_threads(torch, self.num_threads):
+            on_fresh_stack(self._generate, texts, encoded, rows, size, count, seed, config, out)
+        return out
+
+    def _generate(
+        self,
+        texts: list[str],
+        encoded: list[list[int]],
+        rows: list[tuple[int, int]],
+        size: int,
+        count: int,
+        seed: int,
+        config: Any,
+        out: list[list[str]],
+    ) -> None:
+        import torch
+        from transformers import LogitsProcessorList
+
+        device = device_of(self.model)
+        encoder_decoder = bool(getattr(self.model.config, "is_encoder_decoder", False))
+        with torch.no_grad(), eval_mode(self.model):
+            for start in range(0, len(rows), size):
+                chunk = rows[start : start + size]
+                input_ids, attention = _pad(
+                    [encoded[j] for j, _ in chunk], int(config.pad_token_id), encoder_decoder
+                )
+                sampler = _SeededSampler(
+                    torch.Generator(device="cpu").manual_seed(int(seed)),
+                    count,
+                    torch.tensor([i for _, i in chunk], dtype=torch.long),
+                    self.temperature,
+                    self.top_k,
+                    self.top_p,
+                )
+                generated = self.model.generate(
+                    input_ids=input_ids.to(device),
+                    attention_mask=attention.to(device),
+                    generation_config=config,
+                    logits_processor=LogitsProcessorList([sampler]),
+                )
+                new = generated if encoder_decoder else generated[:, input_ids.shape[1] :]
+                decoded = self.tokenizer.batch_decode(new, skip_special_tokens=True)
+                for (j, _), text in zip(chunk, decoded, strict=True):
+                    out[j].append(self._finish(text))
+
+    def _encode(self, prompt: str) -> list[int]:
+        ids = self.tokenizer(prompt)["input_ids"]
+        if hasattr(ids, "tolist"):
+            ids = ids.tolist()
+        if ids and isinstance(ids[0], list):  # a batch of one
+            ids = ids[0]
+        if not ids:
+            raise ConfigurationError(f"the tokenizer gives no tokens for prompt {prompt!r}")
+        return [int(i) for i in ids]
+
+    def _config(self) -> Any:
+        config = copy.deepcopy(self.model.generation_config)
+        config.do_sample = False  # greedy over the one token _SeededSampler leaves
+        config.num_beams = 1
+        for name in ("temperature", "top_k", "top_p", "typical_p", "min_p"):
+            if hasattr(config, name):
+                setattr(config, name, None)
+        config.max_new_tokens = self.max_new_tokens
+        config.max_length = None
+        if config.pad_token_id is None:
+            pad = getattr(self.tokenizer, "pad_token_id", None)
+            config.pad_token_id = pad if pad is not None else config.eos_token_id
+        if config.pad_token_id is None:
+            config.pad_token_id = 0  # only fills padding positions, masked out
+        if isinstance(config.pad_token_id, list):
+            config.pad_token_id = config.pad_token_id[0]
+        return config
+
+    def _finish(self, text: str) -> str:
+        """Cut the unfinished last sentence (Appendix B: unfinished sentences, determined by
+        a period or a new line, are removed); a text without a sentence end is kept."""
+        if self.trim_unfinished:
+            ends = list(_SENTENCE_END.finditer(text))
+            if ends:
+                text = text[: ends[-1].end()]
+        return text.strip()
+
+
+def _pad(rows: list[list[int]], pad_id: int, right: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token-id rows padded to one length with an attention mask: on the left for a
+    decoder-only model (generation continues at the right end), on the right for an
+    encoder-decoder one."""
+    import torch
+
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for k, row in enumerate(rows):
+        span = slice(0, len(row)) if right else slice(width - len(row), width)
+        ids[k, span] = torch.tensor(row, dtype=torch.long)
+        mask[k, span] = 1
+    return ids, mask
+
+
+class _SeededSampler:
+    """A logits processor that samples the next token by inverse CDF with its own uniforms
+    (temperature, top-k, top-p) and leaves only that token possible, so greedy decoding
+    picks it: seeded sampling without the global random state.
+
+    At every step it draws `n` uniforms from `generator`; row r uses the one of its sample
+    index `sample_ids[r]` (common random numbers across prompts, see `HFGenerator`)."""
+
+    def __init__(
+        self,
+        generator: torch.Generator,
+        n: int,
+        sample_ids: torch.Tensor,
+        temperature: float,
+        top_k: int | None,
+        top_p: float | None,
+    ) -> None:
+        self.generator = generator
+        self.n = n
+        self.sample_ids = sample_ids
+        self.temperature = temperature
+        self.top_k = top_k
+        self.top_p = top_p
+
+    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        import torch
+
+        logits = scores.float() / self.temperature
+        if self.top_k is not None and self.top_k < logits.shape[-1]:
+            kth = torch.topk(logits, self.top_k, dim=-1).values[..., -1:]
+            logits = logits.masked_fill(logits < kth, float("-inf"))
+        if self.top_p is not None and self.top_p < 1.0:
+            ordered, order = torch.sort(logits, descending=True, dim=-1)
+            cumulative = ordered.softmax(dim=-1).cumsum(dim=-1)
+            drop = cumulative - ordered.softmax(dim=-1) >= self.top_p  # keeps the first
+            mask = torch.zeros_like(drop).scatter(1, order, drop)
+            logits = logits.masked_fill(mask, float("-inf"))
+        cdf = logits.softmax(dim=-1).double().cumsum(dim=-1)
+        uniforms = torch.rand(self.n, generator=self.generator, dtype=torch.float64)
+        u = uniforms[self.sample_ids].to(cdf.device).unsqueeze(-1) * cdf[:, -1:]
+        picked = torch.searchsorted(cdf, u, right=True).clamp(max=cdf.shape[-1] - 1)
+        # a token of probability 0 is never picked: step forward to the next possible one
+        probs = logits.softmax(dim=-1)
+        picked = torch.where(
+            probs.gather(1, picked) > 0, picked, (probs > 0).long().argmax(dim=-1, keepdim=True)
+        )
+        out = torch.full_like(scores, float("-inf"))
+        return out.scatter(1, picked, 0.0)
+
+
+def hf_generator(
+    model: Any,
+    tokenizer: Any = None,
+    *,
+    max_new_tokens: int = 50,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    batch_size: int | None = None,
+    trim_unfinished: bool = True,
+    num_threads: int | None = None,
+) -> HFGenerator:
+    """A `TextGenerator` from a transformers language model, for `generation_bias`
+    (counterfactual-sentiment-bias, Appendix B: sampled continuations of up to 50 tokens
+    at temperature 1.0, unfinished sentences removed).
+
+    `model` is a text-generation pipeline, a `(model, tokenizer)` pair, or a model with
+    `tokenizer=`. Each call `generator(prompt, n, seed)` samples `n` continuations, and
+    `generator.generate_many(prompts, n, seed)` those of several prompts, in batches of
+    `batch_size` sequences (default: the run's batch size, at least `n`) with uniforms
+    from a `torch.Generator` seeded with `seed` (no global random state; sample i of
+    every prompt uses the same uniforms, see `HFGenerator`), the model in eval mode on its
+    device; `temperature`, `top_k`, `top_p` shape the sampling distribution (the
+    paper samples the full distribution at temperature 1). `trim_unfinished` cuts each
+    continuation after its last sentence end (".", "!", "?", a new line); one without a
+    sentence end is kept whole. `num_threads` sets torch's CPU threads while generating
+    (restored after): on a CPU shared with other processes one thread can be many times
+    faster than two that wait for each other. transformers is imported on the first call.
+    """
+    if isinstance(model, tuple) and len(model) == 2 and tokenizer is None:
+        model, tokenizer = model
+    elif hasattr(model, "model") and hasattr(model, "tokenizer") and tokenizer is None:
+        task = getattr(model, "task", None)
+        if task is not None and task != "text-generation":
+            raise ConfigurationError(
+                f"hf_generator needs a text-generation pipeline, got task {task!r}"
+            )
+        model, tokenizer = model.model, model.tokenizer
+    if tokenizer is None:
+        raise ConfigurationError(
+            "hf_generator needs the tokenizer: hf_generator(model, tokenizer), "
+            "hf_generator((model, tokenizer)) or a text-generation pipeline"
+        )
+    if not hasattr(model, "generate"):
+        raise ConfigurationError(
+            f"{type(model).__name__} has no generate(); pass a transformers language model "
+            "(e.g. AutoModelForCausalLM) or a text-generation pipeline"
+        )
+    if batch_size is not None:
+        check_positive_int(batch_size, "batch_size")
+    return HFGenerator(
+        model,
+        tokenizer,
+        max_new_tokens=max_new_tokens,
+        temperature=temperature,
+        top_k=top_k,
+        top_p=top_p,
+        batch_size=batch_size,
+        trim_unfinished=trim_unfinished,
+        num_threads=num_threads,
+    )

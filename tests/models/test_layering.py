@@ -1,0 +1,69 @@
+"""Where model code lives: metrics/ stays pure (the generators, the generation run and the
+gradients moved to models/ and checks/), models/ reads the run's context in one module, and
+no models/ module imports a heavy library when it is imported."""
+
+from __future__ import annotations
+
+import ast
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest_fairness
+
+PACKAGE = pathlib.Path(pytest_fairness.__file__).parent
+HEAVY = ("torch", "transformers", "sklearn", "spacy")
+
+
+def _imports(path: pathlib.Path) -> list[tuple[int, str]]:
+    """(relative level, module) of every import in `path`, function bodies included."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found += [(0, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            found.append((node.level, node.module or ""))
+            if node.module is None:  # from .. import context
+                found += [(node.level, alias.name) for alias in node.names]
+    return found
+
+
+def test_metrics_never_imports_models_context_runtime_or_torch() -> None:
+    for path in sorted((PACKAGE / "metrics").glob("*.py")):
+        for level, module in _imports(path):
+            top = module.split(".")[0]
+            if level == 0:
+                assert top not in HEAVY, f"{path.name} imports {module}"
+            elif level >= 2:  # from ..x import ...
+                assert top not in ("models", "context", "runtime", "checks", "plugin"), (
+                    f"{path.name} imports ..{module}"
+                )
+
+
+def test_models_read_the_context_only_through_defaults() -> None:
+    readers = set()
+    for path in sorted((PACKAGE / "models").glob("*.py")):
+        for level, module in _imports(path):
+            if (level, module.split(".")[0]) == (2, "context") or module.endswith(
+                "pytest_fairness.context"
+            ):
+                readers.add(path.name)
+    # models/mitigation.py (the smoothing wrappers) still reads the run's settings itself.
+    assert readers - {"mitigation.py"} == {"defaults.py"}
+
+
+def test_importing_every_models_module_loads_no_heavy_library() -> None:
+    modules = sorted(
+        f"pytest_fairness.models.{p.stem}"
+        for p in (PACKAGE / "models").glob("*.py")
+        if p.stem != "__init__"
+    )
+    code = (
+        "import importlib, json, sys\n"
+        f"for name in {[*modules, 'pytest_fairness.checks.generation']!r}:\n"
+        "    importlib.import_module(name)\n"
+        f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == []
