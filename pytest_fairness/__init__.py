@@ -61,6 +61,13 @@ _LAZY: dict[str, str] = {
     "mitigation_curve": "models.mitigation",
     "SmoothedModel": "models.mitigation",
     "AveragedModel": "models.mitigation",
+    "ModelFamily": "models",
+    "register_model_family": "models",
+    "hf_generator": "models.generators",
+    "prediction_sensitivity": "models.gradients",
+    "train_protected_status_model": "models.protected",
+    "generation_bias": "checks.generation",
+    "rescore": "checks.generation",
 }
 _SUBMODULES = {
     "metrics": "metrics",
@@ -81,6 +88,7 @@ __all__ = [
     "FairnessWarning",
     "MissingDependencyError",
     "ModelCallError",
+    "ModelFamily",
     "ModelOutputError",
     "ModelStats",
     "Perturbation",
@@ -98,14 +106,20 @@ __all__ = [
     "assert_scoresens_below",
     "assert_wasserstein_below",
     "average",
+    "generation_bias",
+    "hf_generator",
     "knowledge",
     "metrics",
     "mitigation_curve",
     "names",
     "perturb",
+    "prediction_sensitivity",
     "psa",
+    "register_model_family",
+    "rescore",
     "smooth",
     "strategies",
+    "train_protected_status_model",
 ]
 
 

@@ -61,7 +61,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from hypothesis import strategies as st
 
-from .context import current_settings
 from .corpus import ANCHOR_KINDS, Corpus, CorpusSource
 from .errors import ConfigurationError, FairnessError
 from .resources import names as _name_lists
@@ -69,6 +68,7 @@ from .types import Anchor, Case
 
 if TYPE_CHECKING:
     from .perturb.gender import Target
+    from .perturb.kinds import PerturbationKind
     from .perturb.mutations import MutationKind
     from .perturb.templates import Template, TemplateSet
     from .resources.embeddings import VectorsLike
@@ -340,11 +340,6 @@ def _positive(what: str, value: int | None, *, optional: bool = True) -> None:
         raise ConfigurationError(f"{what} must be a positive integer, got {value!r}")
 
 
-def _nlp_name(nlp: str | None) -> str | None:
-    """The spaCy pipeline to parse with: `nlp`, else the run's `--fairness-spacy-model`."""
-    return nlp if nlp is not None else current_settings().spacy_model
-
-
 def _short_texts(corpus: Corpus, max_words: int) -> Iterable[str]:
     return (text for text in corpus if len(text.split()) <= max_words)
 
@@ -576,7 +571,7 @@ def gender_counterfactuals(
                     yield text
 
         for batch in _batches(candidates(), _PARSE_BATCH):
-            swaps = gender_swaps(batch, target, _nlp_name(nlp), swap_names=swap_names,
+            swaps = gender_swaps(batch, target, nlp, swap_names=swap_names,
                                  batch_size=_PARSE_BATCH)
             cases += [Case(text, (swap,)) for text, swap in zip(batch, swaps, strict=True)
                       if swap is not None]
@@ -619,22 +614,29 @@ def mutations(
     limit: int | None = None,
     nlp: str | None = None,
 ) -> st.SearchStrategy[Case]:
-    """A corpus text and its mt-nlp mutations for `attribute` (mt-nlp, section 2.1).
+    """A corpus text and its perturbations of the kind `attribute` (by default mt-nlp's
+    mutations, mt-nlp section 2.1).
 
-    Draws a `Case`: `original` a corpus text with at least one mutation, `perturbations`
-    a non-empty subset (in order; all with ``subset=False``) of its perturbation set S
-    from mt-nlp's sentence perturbator (Algorithm 2: AnalogyMutate, Algorithm 3, and
-    ActiveMutate, Algorithm 4, of every person noun; plus the gender swap for "gender"),
-    computed by `pytest_fairness.perturb.mutations.Mutator`. The metamorphic relation of
-    mt-nlp (section 2, Algorithm 1) then compares the model's label on `original` with
-    each perturbed text. Shrinks toward the shortest text and its first mutation.
+    Draws a `Case`: `original` a corpus text with at least one perturbation,
+    `perturbations` a non-empty subset (in order; all with ``subset=False``) of what the
+    perturbation kind called `attribute` makes of it (`pytest_fairness.perturb.get_kind`):
+    for "gender" and every attribute of the knowledge graph (religion, race, ...), the
+    perturbation set S of mt-nlp's sentence perturbator (Algorithm 2: AnalogyMutate,
+    Algorithm 3, and ActiveMutate, Algorithm 4, of every person noun; plus the gender
+    swap for "gender", `pytest_fairness.perturb.mutations.MutationsKind`); for a kind you
+    registered (``pf.perturb.register_dictionary("religion", {...})``), its
+    perturbations. The metamorphic relation of mt-nlp (section 2, Algorithm 1) then
+    compares the model's label on `original` with each perturbed text. Shrinks toward the
+    shortest text and its first perturbation.
 
-    `kinds`, `graph`, `vectors`, `candidates`, `fluency` and `min_ratio` are those of
-    `pytest_fairness.perturb.mutations.mutations` (None: its defaults, every kind, the
-    bundled graph, `pytest_fairness.resources.embeddings.default_vectors`, no fluency filter). The
-    pool is the texts of at most `max_words` words with a mutation, computed in batches
-    when the strategy is first used; `limit` stops reading the corpus after that many.
-    `nlp` names the spaCy pipeline (default: the run's ``--fairness-spacy-model``).
+    `kinds`, `graph`, `vectors`, `candidates`, `fluency` and `min_ratio` configure the
+    mt-nlp mutations (see `pytest_fairness.perturb.mutations.mutations`; None: the
+    kind's own, by default every mutation, the bundled graph,
+    `pytest_fairness.resources.embeddings.default_vectors`, no fluency filter); with
+    another kind they raise `ConfigurationError`. The pool is the texts of at most
+    `max_words` words with a perturbation, computed in batches when the strategy is first
+    used; `limit` stops reading the corpus after that many. `nlp` names the spaCy
+    pipeline of a kind that parses (default: the run's ``--fairness-spacy-model``).
     """
     source = _corpus(corpus)
     if not isinstance(attribute, str) or not attribute.strip():
@@ -643,16 +645,12 @@ def mutations(
     _positive("max_words", max_words, optional=False)
     _positive("limit", limit)
     chosen_kinds = None if kinds is None else tuple(kinds)
+    options = _mutation_options(attribute, kinds=chosen_kinds, graph=graph, vectors=vectors,
+                                candidates=candidates, fluency=fluency, min_ratio=min_ratio)
 
     def build() -> _Cases:
-        from .perturb.mutations import KINDS, Mutator
-
         try:
-            mutator = Mutator(
-                attribute, graph=graph, vectors=vectors, candidates=candidates,
-                kinds=KINDS if chosen_kinds is None else chosen_kinds, fluency=fluency,
-                min_ratio=min_ratio,
-            )
+            kind = _mutation_kind(attribute, options)
         except ConfigurationError as exc:
             raise _nothing(pool.call, str(exc)) from exc
         seen = short = 0
@@ -667,7 +665,7 @@ def mutations(
                     yield text
 
         for batch in _batches(candidates_of(), _PARSE_BATCH):
-            found = mutator.mutate_many(batch, nlp=_nlp_name(nlp), batch_size=_PARSE_BATCH)
+            found = kind.perturb_many(batch, nlp=nlp, batch_size=_PARSE_BATCH)
             cases += [Case(text, tuple(s)) for text, s in zip(batch, found, strict=True) if s]
             if limit is not None and len(cases) >= limit:
                 cases = cases[:limit]
@@ -676,8 +674,7 @@ def mutations(
             raise _nothing(
                 pool.call,
                 f"corpus {source.name}: read {seen} texts, {short} of at most {max_words} "
-                f"words, none with a {attribute!r} mutation (mt-nlp mutates nouns that name "
-                "a person, section 2.1). Use texts about people, or check the attribute",
+                f"words, none with a {attribute!r} mutation ({kind.hint})",
             )
         return _Cases(_shortest_first(cases), subset=subset)
 
@@ -690,6 +687,44 @@ def mutations(
         build,
     )
     return _lazy(pool, _draw_mutation(pool))
+
+
+def _mutation_options(attribute: str, **given: Any) -> dict[str, Any]:
+    """The mt-nlp options of `mutations` that were given (not None; `candidates` not 1).
+
+    Raises `ConfigurationError` when `attribute` names a registered kind other than the
+    mt-nlp mutations (cheap: the registry only, no knowledge graph).
+    """
+    from .perturb.kinds import KIND_REGISTRY
+    from .perturb.mutations import MutationsKind
+
+    options = {key: value for key, value in given.items()
+               if value is not None and not (key == "candidates" and value == 1)}
+    registered = KIND_REGISTRY.find(attribute) if options else None
+    if registered is not None and not isinstance(registered, MutationsKind):
+        raise ConfigurationError(
+            f"{', '.join(f'{key}=' for key in options)} only apply to the mt-nlp mutations, "
+            f"and {attribute!r} is {registered.description}: drop "
+            f"{'them' if len(options) > 1 else 'it'}, or use an attribute of the knowledge "
+            "graph"
+        )
+    return options
+
+
+def _mutation_kind(attribute: str, options: dict[str, Any]) -> PerturbationKind:
+    """The kind `mutations` draws from: `attribute`'s, with the mt-nlp `options`."""
+    from .perturb import get_kind
+    from .perturb.mutations import MutationsKind
+
+    kind = get_kind(attribute)
+    if not options:
+        return kind
+    if not isinstance(kind, MutationsKind):  # registered since the strategy was built
+        raise ConfigurationError(
+            f"{', '.join(f'{key}=' for key in options)} only apply to the mt-nlp mutations, "
+            f"and {attribute!r} is {kind.description}"
+        )
+    return kind.configured(**options)
 
 
 def template_fills(

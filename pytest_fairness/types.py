@@ -116,7 +116,12 @@ class Anchor:
         return self.text[: self.span.start] + replacement + self.text[self.span.end :]
 
 
-PerturbationKind = Literal[
+#: The `Perturbation.kind` values of the package's own perturbations: a name swap, a
+#: pronoun replacement, the gender swap, mt-nlp's analogy and active mutations, a template
+#: fill, and "custom" for one built from two plain texts. Documentation only: `kind` is a
+#: plain str, so a registered kind (`pytest_fairness.perturb.register_kind`, a user's
+#: dictionary) stamps its own name.
+BuiltinKind = Literal[
     "name", "pronoun", "gender_swap", "analogy", "active", "template", "custom"
 ]
 
@@ -133,7 +138,8 @@ class Perturbation:
     perturbed: str
     original_spans: tuple[Span, ...]
     perturbed_spans: tuple[Span, ...]
-    kind: PerturbationKind
+    kind: str
+    """Which generator made it: one of `BuiltinKind`, or a registered kind's name."""
     attribute: str
     from_group: str | None = None
     to_group: str | None = None

@@ -505,3 +505,58 @@ def test_mutations_empty_pool() -> None:
     with pytest.raises(ConfigurationError, match=r"read 2 texts, 2 of at most 50 words, "
                        r"none with a 'gender' mutation"):
         find(strategy, lambda case: True, settings=FIND)
+
+
+FAITH_CORPUS = [
+    "The weather was fine all week.",
+    "A Christian family walked to church on Sunday.",
+    "The church bells rang.",
+    "My Christian neighbour sings.",
+]
+
+
+def test_mutations_draw_from_a_registered_kind() -> None:
+    from pytest_fairness.perturb import DictionaryKind
+    from pytest_fairness.perturb.kinds import KIND_REGISTRY
+
+    faith = DictionaryKind("faith", {"Christian": ["Muslim", "Hindu"], "church": ["mosque"]},
+                           attribute="religion")
+    with KIND_REGISTRY.temporarily("faith", faith):
+        strategy = fst.mutations(FAITH_CORPUS, "faith")
+        for case in drawn(strategy, n=15):
+            expected = [p.perturbed for p in faith.perturb(case.original)]
+            assert expected, "a text without a dictionary word was drawn"
+            assert [p.perturbed for p in case.perturbations] == [
+                t for t in expected if t in case.perturbed
+            ]
+            for p in case.perturbations:
+                assert (p.kind, p.attribute) == ("faith", "religion")
+                assert_spans_match(p)
+        minimal = find(strategy, lambda case: True, settings=FIND)
+        assert minimal.original == "The church bells rang."
+        assert [p.perturbed for p in minimal.perturbations] == ["The mosque bells rang."]
+        whole = find(fst.mutations(FAITH_CORPUS, "faith", subset=False),
+                     lambda case: "family" in case.original, settings=FIND)
+        assert [p.perturbed for p in whole.perturbations] == [
+            "A Muslim family walked to church on Sunday.",
+            "A Hindu family walked to church on Sunday.",
+            "A Christian family walked to mosque on Sunday.",
+        ]
+        empty = fst.mutations(["It rained."], "faith")
+        with pytest.raises(ConfigurationError, match=r"none with a 'faith' mutation \(the "
+                           r"replacement dictionary 'faith' \(2 words\) replaces whole words"):
+            find(empty, lambda case: True, settings=FIND)
+
+
+def test_mt_nlp_options_only_apply_to_the_mt_nlp_mutations() -> None:
+    from pytest_fairness.perturb.kinds import KIND_REGISTRY
+
+    with KIND_REGISTRY.temporarily("faith", {"church": ["mosque"]}):
+        with pytest.raises(ConfigurationError, match=r"kinds=, candidates= only apply to the "
+                           r"mt-nlp mutations, and 'faith' is the replacement dictionary"):
+            fst.mutations(FAITH_CORPUS, "faith", kinds=["active"], candidates=2)
+        with pytest.raises(ConfigurationError, match=r"fluency= only apply"):
+            fst.mutations(FAITH_CORPUS, "faith", fluency=object())  # type: ignore[arg-type]
+        fst.mutations(FAITH_CORPUS, "faith", candidates=1)  # the default is not an option
+    with pytest.raises(ConfigurationError, match="no perturbation kind called 'nope'"):
+        find(fst.mutations(FAITH_CORPUS, "nope"), lambda case: True, settings=FIND)

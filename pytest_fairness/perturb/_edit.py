@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..types import Casing, Perturbation, PerturbationKind, Span
+from ..types import Casing, Perturbation, Span
 
 __all__ = ["Edit", "apply_casing", "apply_edits", "casing_of", "indefinite_article"]
 
@@ -98,7 +98,7 @@ def apply_edits(
     text: str,
     edits: Sequence[Edit],
     *,
-    kind: PerturbationKind,
+    kind: str,
     attribute: str,
     from_group: str | None = None,
     to_group: str | None = None,

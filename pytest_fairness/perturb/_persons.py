@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ConfigurationError
 from ..resources.knowledge import KnowledgeGraph
-from ..types import Perturbation, PerturbationKind, Span
+from ..types import Perturbation, Span
 from ._edit import indefinite_article
 
 __all__ = [
@@ -147,7 +147,7 @@ def replace_span(
     *,
     article: Span | None = None,
     new_article: str | None = None,
-    kind: PerturbationKind,
+    kind: str,
     attribute: str,
     from_group: str | None = None,
     to_group: str | None = None,

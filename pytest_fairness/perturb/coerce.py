@@ -2,32 +2,41 @@
 
 Relations accept perturbations in the forms people have them: a text and its perturbed
 versions, `Case`s, `Perturbation`s, a perturber callable, or the name of a sensitive
-attribute to generate them for. This module turns each into `Perturbation`s with exact
-spans of the changed words (a word-level diff for plain texts), and checks them (a
-perturbation identical to its original tests nothing and raises).
+attribute (or perturbation kind) to generate them for. This module turns each into
+`Perturbation`s with exact spans of the changed words (a word-level diff for plain
+texts), and checks them (a perturbation identical to its original tests nothing and
+raises). `resolve_perturber` turns a callable or a name into a `ResolvedPerturber`
+through the kind registry (`pytest_fairness.perturb.kinds`); `FunctionKind` is a
+callable as a kind.
 """
 
 from __future__ import annotations
 
 import difflib
-import importlib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigurationError
-from ..types import Case, Perturbation, PerturbationKind, Span
-from .gender import gender_swaps
+from ..types import BuiltinKind, Case, Perturbation, Span
+from .kinds import (
+    DEFAULT_BATCH_SIZE,
+    PerturbationKind,
+    check_texts,
+    find_kind,
+    registered_kinds_note,
+)
 
 __all__ = [
     "CUSTOM_KIND",
+    "FunctionKind",
     "Perturber",
     "PerturberOutput",
     "ResolvedPerturber",
     "coerce_cases",
     "gender_swapper",
-    "mutations_module",
+    "kind_perturber",
     "normalise_perturbations",
     "perturbation_from_texts",
     "resolve_perturber",
@@ -36,7 +45,7 @@ __all__ = [
 #: What a perturber callable may return for one text.
 PerturberOutput = Perturbation | str | Sequence[Perturbation | str] | None
 #: The kind given to perturbations built from two plain texts.
-CUSTOM_KIND: PerturbationKind = "custom"
+CUSTOM_KIND: BuiltinKind = "custom"
 
 _TOKEN = re.compile(r"\w+(?:'\w+)?|[^\w\s]")
 
@@ -184,6 +193,10 @@ class ResolvedPerturber:
 
 
 def normalise_perturbations(text: str, out: object, attribute: str) -> list[Perturbation]:
+    """What a perturber returned for `text` (a `Perturbation`, a text, a sequence of
+    either, or None) as `Perturbation`s of `text`, deduplicated by perturbed text; texts
+    get their spans from `perturbation_from_texts`. A perturbation of another text or one
+    identical to `text` raises `ConfigurationError`."""
     if out is None:
         return []
     items = [out] if isinstance(out, (str, Perturbation)) else out
@@ -198,81 +211,125 @@ def normalise_perturbations(text: str, out: object, attribute: str) -> list[Pert
     return list(found.values())
 
 
+class FunctionKind(PerturbationKind):
+    """A function as a perturbation kind: ``function(text)`` returns the perturbations of
+    one text, or with ``batch=True`` ``function(texts)`` returns one result per text.
+
+    A result may be a `Perturbation`, a perturbed text, a sequence of either, or None
+    (see `normalise_perturbations`: plain texts get their changed words by a word-level
+    diff, `Perturbation.kind` "custom"). `attribute` defaults to `name`.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        function: Callable[[Any], Any],
+        *,
+        attribute: str | None = None,
+        batch: bool = False,
+    ) -> None:
+        super().__init__(name, attribute)
+        if not callable(function):
+            raise ConfigurationError(
+                f"a perturbation function must be callable text -> perturbations, got "
+                f"{function!r:.60}"
+            )
+        self.function = function
+        self.batch = batch
+
+    @property
+    def description(self) -> str:
+        return f"perturber {getattr(self.function, '__qualname__', type(self.function).__name__)}"
+
+    def perturb(self, text: str, doc: Any) -> list[Perturbation]:
+        if self.batch:
+            return self.perturb_many([text])[0]
+        return normalise_perturbations(text, self.function(text), self.attribute)
+
+    def perturb_many(
+        self, texts: Iterable[str], *, nlp: Any = None, batch_size: int = DEFAULT_BATCH_SIZE
+    ) -> list[list[Perturbation]]:
+        if not self.batch:
+            return super().perturb_many(texts, nlp=nlp, batch_size=batch_size)
+        items = check_texts(texts)
+        found = self.function(items)
+        if isinstance(found, (str, Perturbation)) or not isinstance(found, Sequence):
+            raise ConfigurationError(
+                f"{self.description} (batch=True) must return one result per text, got "
+                f"{type(found).__name__}"
+            )
+        if len(found) != len(items):
+            raise ConfigurationError(
+                f"{self.description} (batch=True) returned {len(found)} results for "
+                f"{len(items)} texts; return one per text, in order"
+            )
+        return [
+            normalise_perturbations(text, out, self.attribute)
+            for text, out in zip(items, found, strict=True)
+        ]
+
+
+def kind_perturber(kind: PerturbationKind, attribute: str | None = None) -> ResolvedPerturber:
+    """`kind` as a `ResolvedPerturber` (its batch form `perturb_many`); its perturbations
+    are checked and deduplicated (`normalise_perturbations`). `attribute` is what the
+    caller asked for (default: the kind's)."""
+    label = kind.attribute if attribute is None else attribute
+
+    def many(texts: list[str]) -> list[list[Perturbation]]:
+        found = kind.perturb_many(texts)
+        return [
+            normalise_perturbations(t, ps, label) for t, ps in zip(texts, found, strict=True)
+        ]
+
+    return ResolvedPerturber(lambda t: many([t])[0], many, attribute, kind.description)
+
+
 def resolve_perturber(
     perturber: Callable[[str], Any] | None = None, attribute: str | None = None
 ) -> ResolvedPerturber:
     """The perturbations of a text, from a callable or generated for an attribute.
 
-    `perturber(text)` may return a `Perturbation`, a text, a sequence of either, or None.
-    Without a callable, `attribute` picks the generator: `perturb.mutations_many` (mt-nlp
-    Algorithm 2: analogy and active mutations of person nouns, plus the gender swap for
-    "gender") when the package has it, else `perturb.gender_swap` for "gender".
-    Duplicates are dropped; a perturbation identical to its text raises.
+    `perturber(text)` may return a `Perturbation`, a text, a sequence of either, or None
+    (a `PerturbationKind` is used with its batch form). Without a callable, `attribute`
+    names the kind (`pytest_fairness.perturb.kinds.find_kind`): a registered one ("gender":
+    mt-nlp Algorithm 2 mutations plus the gender swap; "gender_swap"; a user's dictionary
+    or kind), else the mt-nlp mutations of an attribute of the knowledge graph. Duplicates
+    are dropped; a perturbation identical to its text raises.
     """
     if perturber is not None:
         if not callable(perturber):
             raise ConfigurationError(
                 f"perturber must be a callable text -> perturbations, got {perturber!r:.60}"
             )
-        fn = perturber
+        if isinstance(perturber, PerturbationKind):
+            return kind_perturber(perturber, attribute)
         label = attribute or "unspecified"
-
-        def one(text: str) -> list[Perturbation]:
-            return normalise_perturbations(text, fn(text), label)
-
-        name = getattr(fn, "__qualname__", type(fn).__name__)
-        return ResolvedPerturber(
-            one, lambda ts: [one(t) for t in ts], attribute, f"perturber {name}"
-        )
+        name = getattr(perturber, "__qualname__", None)
+        if not isinstance(name, str) or not name.strip() or name != name.strip():
+            name = type(perturber).__name__
+        return kind_perturber(FunctionKind(name, perturber, attribute=label), attribute)
     if attribute is None:
         raise ConfigurationError(
             "no perturbations to use: pass perturber=<callable text -> perturbations>, "
             'perturbations=[...], or attribute= (e.g. attribute="gender")'
         )
-    module = mutations_module()
-    if module is not None:
-        many_fn = module.mutations_many
-
-        def mutate_many(texts: list[str]) -> list[list[Perturbation]]:
-            found = many_fn(texts, attribute)
-            return [
-                normalise_perturbations(t, ps, attribute)
-                for t, ps in zip(texts, found, strict=True)
-            ]
-
-        return ResolvedPerturber(
-            lambda t: mutate_many([t])[0],
-            mutate_many,
-            attribute,
-            f"{attribute} mutations (perturb.mutations)",
+    if not isinstance(attribute, str) or not attribute.strip():
+        raise ConfigurationError(f"attribute must be a non-empty string, got {attribute!r}")
+    kind = find_kind(attribute)
+    if kind is None:
+        raise ConfigurationError(
+            f"no perturbation generator for attribute={attribute!r}: no perturbation kind "
+            f"has that name and the knowledge graph knows no such attribute. "
+            f"{registered_kinds_note()}; or pass perturber=<callable text -> perturbations>"
         )
-    if attribute == "gender":
-        return gender_swapper(None)
-    raise ConfigurationError(
-        f"no perturbation generator for attribute={attribute!r} in this version "
-        '(built in: "gender"); pass perturber=<callable text -> perturbations> instead'
-    )
-
-
-def mutations_module() -> Any:
-    """`pytest_fairness.perturb.mutations` (mt-nlp Algorithm 2) when this version has it,
-    else None; imported on first use (it loads the graph and word vectors lazily)."""
-    try:
-        return importlib.import_module("pytest_fairness.perturb.mutations")
-    except ImportError:
-        return None
+    return kind_perturber(kind, attribute)
 
 
 def gender_swapper(swap: Callable[[str], Any] | None = None) -> ResolvedPerturber:
-    """`swap` as a perturber, or the default gender swap (never `perturb.mutations`: CF
-    compares a text with its definitional gender counterfactual)."""
+    """`swap` as a perturber, or the definitional gender swap (`GenderSwapKind`; never the
+    mt-nlp mutations: CF compares a text with its definitional gender counterfactual)."""
     if swap is not None:
         return resolve_perturber(swap, "gender")
+    from .gender import GenderSwapKind
 
-    def swap_many(texts: list[str]) -> list[list[Perturbation]]:
-        swaps = gender_swaps(texts)
-        return [normalise_perturbations(t, s, "gender") for t, s in zip(texts, swaps, strict=True)]
-
-    return ResolvedPerturber(
-        lambda t: swap_many([t])[0], swap_many, "gender", "the gender swap (perturb.gender_swap)"
-    )
+    return kind_perturber(GenderSwapKind(), "gender")

@@ -43,6 +43,9 @@ one relation; `from_words`/`to_words` say what changed), attribute "gender", one
 changed word (verbs and articles included), `from_group` "female" or "male" when all the
 swapped gendered words have that gender (None for a sentence with both), and `to_group`
 the opposite gender, or "neutral".
+
+`GenderSwapKind` is the swap as a perturbation kind, registered as "gender_swap"
+(`pytest_fairness.perturb.kinds`).
 """
 
 from __future__ import annotations
@@ -57,8 +60,10 @@ from typing import Any, Literal
 from ..errors import ConfigurationError
 from ..types import Perturbation, PronounRole
 from ._edit import Edit, apply_casing, apply_edits, casing_of, indefinite_article
+from .kinds import PerturbationKind
 
 __all__ = [
+    "GenderSwapKind",
     "Target",
     "default_name_pairs",
     "gender_of_word",
@@ -477,3 +482,33 @@ def gender_swaps(
         list(texts), batch_size=batch_size, disable=_parse_disabled(pipeline, bool(pairs))
     )
     return [_swap(doc, target, pairs) for doc in docs]
+
+
+class GenderSwapKind(PerturbationKind):
+    """The definitional gender swap as a perturbation kind (built in as "gender_swap").
+
+    One counterfactual per text: every definitional gender word swapped to the opposite
+    gender at once (`swap_doc`), the x^ of the CF baseline (accumulated-prediction-
+    sensitivity, section 6.5). Texts are parsed in batches without the entity recogniser.
+    """
+
+    needs_parse = True
+
+    def __init__(self, name: str = "gender_swap") -> None:
+        super().__init__(name, "gender")
+
+    @property
+    def description(self) -> str:
+        return "the gender swap (perturb.gender_swap)"
+
+    @property
+    def hint(self) -> str:
+        return (
+            "the gender swap changes definitional gender words (pronouns, gendered nouns, "
+            "titles): use texts that mention a gendered person"
+        )
+
+    def perturb(self, text: str, doc: Any) -> list[Perturbation]:
+        """The swap of `doc` (the parse of `text`), or nothing without a gendered word."""
+        swapped = swap_doc(doc)
+        return [] if swapped is None else [swapped]

@@ -19,10 +19,13 @@ filter by fluency (line 9). This module puts the pieces together:
   fluency model scores all texts of a batch together.
 - `Mutator`: the reusable state behind both (graph, table, subpopulations, per-lemma
   answers), for callers that mutate several corpora with the same settings.
+- `MutationsKind`: S as a perturbation kind (`pytest_fairness.perturb.kinds`), built in as
+  "gender" and, unbound, as "mt-nlp" for every other attribute of the knowledge graph.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -38,11 +41,12 @@ from .active import _state as _active_state
 from .analogy import _Analogies
 from .analogy import _state as _analogy_state
 from .gender import has_gendered_word, swap_doc
+from .kinds import DEFAULT_BATCH_SIZE, MT_NLP, PerturbationKind, check_texts
 
 if TYPE_CHECKING:
     from ..resources.fluency import FluencyScorer
 
-__all__ = ["KINDS", "MutationKind", "Mutator", "mutations", "mutations_many"]
+__all__ = ["KINDS", "MutationKind", "MutationsKind", "Mutator", "mutations", "mutations_many"]
 
 MutationKind = Literal["analogy", "active", "gender_swap"]
 #: Every kind of mutation, in the order they are generated.
@@ -70,12 +74,7 @@ class Mutator:
         fluency: FluencyScorer | None = None,
         min_ratio: float | None = None,
     ) -> None:
-        chosen = tuple(dict.fromkeys(kinds))
-        unknown = [k for k in chosen if k not in KINDS]
-        if unknown:
-            raise ConfigurationError(
-                f"unknown mutation kind(s) {unknown}; choose from {', '.join(KINDS)}"
-            )
+        chosen = _check_kinds(kinds)
         self.attribute = attribute
         self.kinds = chosen
         self.graph = resolve_graph(graph)
@@ -168,6 +167,18 @@ class Mutator:
         )
 
 
+def _check_kinds(kinds: Iterable[MutationKind]) -> tuple[MutationKind, ...]:
+    if isinstance(kinds, str):
+        raise ConfigurationError(f"kinds must be a list of mutation kinds, not {kinds!r}")
+    chosen = tuple(dict.fromkeys(kinds))
+    unknown = [k for k in chosen if k not in KINDS]
+    if unknown:
+        raise ConfigurationError(
+            f"unknown mutation kind(s) {unknown}; choose from {', '.join(KINDS)}"
+        )
+    return chosen
+
+
 def _unique(original: str, found: Iterable[Perturbation]) -> list[Perturbation]:
     seen = {original}
     kept: list[Perturbation] = []
@@ -237,3 +248,137 @@ def mutations_many(
         min_ratio=min_ratio,
     )
     return list(mutator.mutate_many(texts, nlp=nlp, batch_size=batch_size))
+
+
+class MutationsKind(PerturbationKind):
+    """mt-nlp's perturbation set S (section 2.1, Algorithm 2) as a perturbation kind.
+
+    With an `attribute`, S of that attribute: AnalogyMutate (Algorithm 3) and
+    ActiveMutate (Algorithm 4) of every person noun, plus the gender swap for "gender",
+    from one parse per text shared by the three mutators, with the graph, vector and
+    fluency look-ups batched (`Mutator.mutate_many`). The options are those of `Mutator`;
+    the `Mutator` is built on first use and kept, so its caches serve every later call.
+
+    Without an `attribute` it is the unbound entry "mt-nlp" of the kind registry: it
+    perturbs nothing itself, and `bind` gives the kind of each attribute the graph knows
+    (`pytest_fairness.perturb.kinds.find_kind` asks it for names no kind is registered
+    under).
+    """
+
+    needs_parse = True
+
+    def __init__(
+        self,
+        attribute: str | None = None,
+        *,
+        graph: KnowledgeGraph | None = None,
+        vectors: VectorsLike | None = None,
+        kinds: Iterable[MutationKind] = KINDS,
+        candidates: int = 1,
+        fluency: FluencyScorer | None = None,
+        min_ratio: float | None = None,
+    ) -> None:
+        super().__init__(MT_NLP if attribute is None else attribute)
+        if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
+            raise ConfigurationError(f"candidates must be an integer >= 1, got {candidates!r}")
+        self.bound = attribute is not None
+        """False for the "mt-nlp" entry, which serves attributes through `bind`."""
+        self.graph = graph
+        self.vectors = vectors
+        self.kinds = _check_kinds(kinds)
+        self.candidates = candidates
+        self.fluency = fluency
+        self.min_ratio = min_ratio
+        self._mutator: Mutator | None = None
+        self._by_attribute: dict[str, MutationsKind | None] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def description(self) -> str:
+        if not self.bound:
+            return "the mt-nlp mutations of any attribute of the knowledge graph"
+        return f"{self.attribute} mutations (perturb.mutations)"
+
+    @property
+    def hint(self) -> str:
+        return (
+            "mt-nlp mutates nouns that name a person, section 2.1: use texts about people, "
+            "or check the attribute"
+        )
+
+    def configured(
+        self,
+        *,
+        graph: KnowledgeGraph | None = None,
+        vectors: VectorsLike | None = None,
+        kinds: Iterable[MutationKind] | None = None,
+        candidates: int | None = None,
+        fluency: FluencyScorer | None = None,
+        min_ratio: float | None = None,
+    ) -> MutationsKind:
+        """A new kind for the same attribute with the given options (None: keep this one's)."""
+        return MutationsKind(
+            self.attribute if self.bound else None,
+            graph=self.graph if graph is None else graph,
+            vectors=self.vectors if vectors is None else vectors,
+            kinds=self.kinds if kinds is None else kinds,
+            candidates=self.candidates if candidates is None else candidates,
+            fluency=self.fluency if fluency is None else fluency,
+            min_ratio=self.min_ratio if min_ratio is None else min_ratio,
+        )
+
+    def bind(self, attribute: str) -> MutationsKind | None:
+        """The mutations of `attribute` with this kind's options, or None when the
+        knowledge graph knows no subpopulations of it (mt-nlp Algorithms 3 and 4, line 2).
+
+        Reads the graph on first use; one kind per attribute is kept. A bound kind binds
+        only its own attribute.
+        """
+        if self.bound:
+            return self if attribute == self.attribute else None
+        with self._lock:
+            if attribute not in self._by_attribute:
+                graph = resolve_graph(self.graph)
+                self._by_attribute[attribute] = (
+                    MutationsKind(
+                        attribute, graph=graph, vectors=self.vectors, kinds=self.kinds,
+                        candidates=self.candidates, fluency=self.fluency,
+                        min_ratio=self.min_ratio,
+                    )
+                    if graph.subpopulations(attribute)
+                    else None
+                )
+            return self._by_attribute[attribute]
+
+    def mutator(self) -> Mutator:
+        """The `Mutator` behind this kind, built on first use."""
+        if not self.bound:
+            raise ConfigurationError(
+                f"the {MT_NLP!r} kind makes the mt-nlp mutations of an attribute of the "
+                "knowledge graph: ask for the attribute by name (attribute='religion'), "
+                f"not for {MT_NLP!r}"
+            )
+        with self._lock:
+            if self._mutator is None:
+                self._mutator = Mutator(
+                    self.attribute, graph=self.graph, vectors=self.vectors, kinds=self.kinds,
+                    candidates=self.candidates, fluency=self.fluency, min_ratio=self.min_ratio,
+                )
+            return self._mutator
+
+    def prepare(self, docs: Sequence[Any]) -> None:
+        """One graph (and vector) look-up for every person lemma of `docs`."""
+        self.mutator().prepare(docs)
+
+    def perturb(self, text: str, doc: Any) -> list[Perturbation]:
+        """S of one parsed text, fluency-filtered when the kind has a scorer."""
+        mutator = self.mutator()
+        return mutator.filter([text], [mutator.mutate_doc(doc)])[0]
+
+    def perturb_many(
+        self, texts: Iterable[str], *, nlp: Any = None, batch_size: int = DEFAULT_BATCH_SIZE
+    ) -> list[list[Perturbation]]:
+        """S of each text (`Mutator.mutate_many`: one parse per text, batched look-ups and
+        fluency scores)."""
+        items = check_texts(texts)
+        return list(self.mutator().mutate_many(items, nlp=nlp, batch_size=batch_size))

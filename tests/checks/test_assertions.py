@@ -337,11 +337,34 @@ class FakeMutations:
                 if "doctor" in t else [] for t in texts]
 
 
-def test_eps_k_generates_mutations_for_the_attribute(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_fairness.perturb import coerce
+@pytest.fixture
+def fake_mutations() -> Iterator[FakeMutations]:
+    """`FakeMutations` registered as the "gender" perturbation kind for one test."""
+    from pytest_fairness.perturb.coerce import FunctionKind
+    from pytest_fairness.perturb.kinds import KIND_REGISTRY
 
     fake = FakeMutations()
-    monkeypatch.setattr(coerce, "mutations_module", lambda: fake)
+    kind = FunctionKind("gender", lambda texts: fake.mutations_many(texts, "gender"), batch=True)
+    with KIND_REGISTRY.temporarily("gender", kind):
+        yield fake
+
+
+@pytest.fixture
+def no_mutations() -> Iterator[None]:
+    """As if the mt-nlp mutations were not there: "gender" is the gender swap alone and
+    the graph that serves other attributes knows none."""
+    from pytest_fairness.perturb.kinds import KIND_REGISTRY, MT_NLP, get_kind
+    from pytest_fairness.perturb.mutations import MutationsKind
+    from pytest_fairness.resources.knowledge import InMemoryGraph
+
+    nothing = MutationsKind(graph=InMemoryGraph([]))
+    with KIND_REGISTRY.temporarily("gender", get_kind("gender_swap")), \
+            KIND_REGISTRY.temporarily(MT_NLP, nothing):
+        yield
+
+
+def test_eps_k_generates_mutations_for_the_attribute(fake_mutations: FakeMutations) -> None:
+    fake = fake_mutations
     A.assert_eps_k_fair(fair, "The doctor left.", eps=0.0, k=2, attribute="gender")
     assert fake.calls == [(["The doctor left."], "gender")]
 
@@ -352,10 +375,8 @@ def test_eps_k_generates_mutations_for_the_attribute(monkeypatch: pytest.MonkeyP
         A.assert_eps_k_fair(female, "The doctor left.", eps=0.1, k=2, attribute="gender")
 
 
-def test_eps_k_falls_back_to_the_gender_swap(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_fairness.perturb import coerce
-
-    monkeypatch.setattr(coerce, "mutations_module", lambda: None)
+@pytest.mark.usefixtures("no_mutations")
+def test_eps_k_falls_back_to_the_gender_swap() -> None:
     A.assert_eps_k_fair(fair, "He is a good man.", eps=0.0, k=1, attribute="gender")
     with pytest.raises(pf.FairnessViolation, match=r"\[\[He\]\] wrote the report"):
         A.assert_eps_k_fair(gendered, "She wrote the report.", eps=0.1, k=1, attribute="gender")

@@ -1,0 +1,396 @@
+"""A perturbation kind from a user's replacement dictionary, registered in one call.
+
+::
+
+    import pytest_fairness as pf
+
+    pf.perturb.register_dictionary(
+        "religion",
+        {"Christian": ["Muslim", "Jewish", "Hindu"], "church": ["mosque", "synagogue", "temple"]},
+    )
+    pf.perturb.register_dictionary("faith_swap", [("Christian", "Muslim"), ("church", "mosque")],
+                                   attribute="religion")
+
+after which ``"religion"`` (or ``"faith_swap"``) is accepted wherever a kind is:
+``fst.mutations(corpus, "religion")``, ``pf.smooth(model, attribute="religion", eps=...)``,
+``pf.assert_eps_k_fair(model, text, eps=..., k=..., attribute="religion")``. This is the
+counterfactual input generation of counterfactual-sentiment-bias (section 3: every
+occurrence of a sensitive token replaced by the corresponding token of another group),
+with your own word lists. No parse is needed: it is a regular-expression scan.
+
+Semantics, precisely:
+
+- **Words.** A dictionary word is a word or a phrase ("Catholic church"); surrounding
+  spaces are dropped and inner runs of whitespace match any run of whitespace. It must
+  contain a letter or a digit.
+- **Where it matches.** Case-insensitively, as a whole word, never inside another word:
+  the characters right before and after a match are not word characters (Unicode
+  letters, digits, ``_`` and combining marks), so ``church`` is not found in
+  ``churches``, ``Churchill``, ``églisechurch`` or ``church\\u0301``. An apostrophe
+  (straight or curly) joins words ("O'Brien", "don't", "l'église": write an elided form
+  as its own entry, ``{"l'église": ["la mosquée"]}``), except that a possessive or clitic
+  after a match leaves it whole and stays: ``Christian's`` -> ``Muslim's``, also ``'d``,
+  ``'ll``, ``'m``, ``'re``, ``'ve``, and a bare ``'`` as in ``Christians'``. Hyphens and
+  other punctuation separate words (``church-goer`` -> ``mosque-goer``). In a script
+  written without spaces (Chinese, Japanese, Thai) a word is therefore found only where
+  it stands apart. At one position the longest dictionary word wins, and matches do not
+  overlap ("Catholic church" is one match, not also "church").
+- **Case.** A match written exactly as its dictionary word is replaced by the replacement
+  as written; otherwise the match's casing carries over (`casing_of`): UPPER (two or more
+  cased letters, all upper) upper-cases the replacement, Title capitalises its first
+  letter, anything else lower-cases it. ("church" -> "mosque": "Church" -> "Mosque",
+  "CHURCH" -> "MOSQUE"; "Christian" -> "Muslim": "christian" -> "muslim".)
+- **A mapping** ``{word: [alternatives]}`` (an alternative may also be given as one
+  string) gives, for each dictionary word found in the text (in dictionary order) and
+  each of its alternatives (in order), one perturbation in which *every* occurrence of
+  that word is replaced by that alternative; ``from_group`` is the word, ``to_group`` the
+  alternative, as written in the dictionary. Other dictionary words in the text stay.
+- **Word pairs** ``[(a, b), ...]`` are swapped both ways at once, like the gender swap:
+  one perturbation per text in which every occurrence of every listed word is replaced
+  by its counterpart. ``from_group``/``to_group`` are the word and its counterpart when
+  one word was swapped (all its occurrences), None when several were. Swapping twice
+  gives the text back when the two words of each pair are written alike (both lower
+  case, or both Title case) with two or more cased letters, and every match is written
+  as its word, in lower, Title or UPPER case.
+- **Records.** ``kind`` is the registered name, ``attribute`` the given attribute
+  (default: the name), and ``original_spans``/``perturbed_spans`` hold every replaced
+  word in both texts, exactly (a possessive "'s" is outside the span). A perturbation
+  identical to its text is never produced.
+- Articles are not adjusted ("a church" -> "a mosque" is right, "an Anglican" would not
+  be): put the article in the entry ("an Anglican": ["a Baptist"]) when it matters.
+
+Bad input (an empty dictionary, an empty or non-string word, a word mapped to itself,
+two words that differ only by case, a word in two pairs) raises `ConfigurationError`
+saying what to fix.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ConfigurationError
+from ..types import Perturbation
+from ._edit import Edit, apply_casing, apply_edits, casing_of
+from .kinds import KIND_REGISTRY, PerturbationKind
+
+__all__ = ["DictionaryKind", "Entries", "register_dictionary"]
+
+#: What a dictionary is written as: word -> alternatives (or one alternative), or pairs.
+Entries = Mapping[str, Sequence[str] | str] | Sequence[tuple[str, str] | Sequence[str]]
+
+_APOSTROPHES = "'\u2019"
+#: What may follow a word and an apostrophe and still leave the word whole.
+_CLITICS = frozenset({"s", "d", "ll", "m", "re", "ve"})
+_SPACE = re.compile(r"\s+")
+
+
+def _wordish(char: str) -> bool:
+    """A character that continues a word: a letter, digit, ``_`` or combining mark."""
+    return char.isalnum() or char == "_" or unicodedata.category(char).startswith("M")
+
+
+def _normal(word: str) -> str:
+    return _SPACE.sub(" ", word.strip())
+
+
+@dataclass(frozen=True)
+class _Match:
+    start: int
+    end: int
+    word: int  # index into the dictionary's words
+
+
+class DictionaryKind(PerturbationKind):
+    """A replacement dictionary as a perturbation kind (semantics: module docstring).
+
+    `entries` is a mapping word -> alternatives, or a sequence of word pairs swapped both
+    ways. `attribute` defaults to `name`. Needs no parse.
+    """
+
+    def __init__(self, name: str, entries: Entries, *, attribute: str | None = None) -> None:
+        super().__init__(name, attribute)
+        self.pairs: bool = not isinstance(entries, Mapping)
+        """True for word pairs (one swap per text), False for a mapping."""
+        table = _pairs(entries) if self.pairs else _mapping(entries)  # type: ignore[arg-type]
+        self.entries: dict[str, tuple[str, ...]] = table
+        """Each dictionary word and its replacements (for pairs: both directions)."""
+        self._words = list(table)
+        pattern = _compile(self._words, range(len(self._words)))
+        assert pattern is not None  # the table is never empty
+        self._pattern = pattern
+        self._shorter: dict[int, re.Pattern[str] | None] = {}
+
+    @property
+    def description(self) -> str:
+        shape = "word pairs" if self.pairs else "replacement dictionary"
+        return f"the {shape} {self.name!r} ({len(self._words)} words)"
+
+    @property
+    def hint(self) -> str:
+        shown = ", ".join(repr(w) for w in self._words[:6])
+        more = f" and {len(self._words) - 6} more" if len(self._words) > 6 else ""
+        return (
+            f"{self.description} replaces whole words ({shown}{more}): use texts with one "
+            "of them"
+        )
+
+    def perturb(self, text: str, doc: Any = None) -> list[Perturbation]:
+        """The perturbations of `text` (module docstring: a mapping gives one per found
+        word and alternative, pairs one swap); none when no dictionary word is in it."""
+        if not isinstance(text, str):
+            raise ConfigurationError(f"expected a text, got {type(text).__name__} {text!r:.60}")
+        matches = self.matches(text)
+        if not matches:
+            return []
+        if self.pairs:
+            edits = [self._edit(text, m, self.entries[self._words[m.word]][0]) for m in matches]
+            swapped = {m.word for m in matches}
+            word = self._words[next(iter(swapped))]
+            single = len(swapped) == 1
+            return [
+                apply_edits(
+                    text, edits, kind=self.name, attribute=self.attribute,
+                    from_group=word if single else None,
+                    to_group=self.entries[word][0] if single else None,
+                )
+            ]
+        found: list[Perturbation] = []
+        by_word: dict[int, list[_Match]] = {}
+        for m in matches:
+            by_word.setdefault(m.word, []).append(m)
+        for index in sorted(by_word):
+            word = self._words[index]
+            for alternative in self.entries[word]:
+                edits = [self._edit(text, m, alternative) for m in by_word[index]]
+                found.append(
+                    apply_edits(
+                        text, edits, kind=self.name, attribute=self.attribute,
+                        from_group=word, to_group=alternative,
+                    )
+                )
+        return found
+
+    def matches(self, text: str) -> list[_Match]:
+        """Every whole-word occurrence of a dictionary word in `text`, in text order; at
+        one position the longest word wins, and occurrences do not overlap."""
+        found: list[_Match] = []
+        pos = 0
+        while (m := self._pattern.search(text, pos)) is not None:
+            start, end, index = m.start(), m.end(), _word_of(m)
+            if not _left_whole(text, start):
+                pos = start + 1
+                continue
+            if not _right_whole(text, end):
+                shorter = self._shorter_at(text, start, len(self._words[index]))
+                if shorter is None:
+                    pos = start + 1
+                    continue
+                end, index = shorter
+            found.append(_Match(start, end, index))
+            pos = end
+        return found
+
+    def _shorter_at(self, text: str, start: int, length: int) -> tuple[int, int] | None:
+        """The longest dictionary word shorter than `length` characters that ends a whole
+        word at `start` (the regular expression only knows ``\\w``, not combining marks
+        or apostrophes, as word characters)."""
+        while True:
+            if length not in self._shorter:
+                indexes = [i for i, word in enumerate(self._words) if len(word) < length]
+                self._shorter[length] = _compile(self._words, indexes)
+            pattern = self._shorter[length]
+            m = None if pattern is None else pattern.match(text, start)
+            if m is None:
+                return None
+            index = _word_of(m)
+            if _right_whole(text, m.end()):
+                return m.end(), index
+            length = len(self._words[index])
+
+    def _edit(self, text: str, m: _Match, replacement: str) -> Edit:
+        occurrence = text[m.start : m.end]
+        return Edit(m.start, m.end, _cased(replacement, occurrence, self._words[m.word]))
+
+    def __repr__(self) -> str:
+        words = len(self._words)
+        return f"DictionaryKind({self.name!r}, {words} words, attribute={self.attribute!r})"
+
+
+def _cased(replacement: str, occurrence: str, word: str) -> str:
+    """`replacement` written the way `occurrence` of the dictionary `word` is."""
+    if _normal(occurrence) == word:
+        return replacement
+    casing = casing_of(occurrence)
+    if casing == "upper":
+        return replacement.upper()
+    if casing == "title":
+        return apply_casing(replacement, "title")
+    return replacement.lower()
+
+
+def _left_whole(text: str, start: int) -> bool:
+    """Whether a match starting at `start` starts a word (module docstring)."""
+    if start == 0 or not _wordish(text[start]):
+        return True
+    before = text[start - 1]
+    if _wordish(before):
+        return False
+    return not (before in _APOSTROPHES and start > 1 and _wordish(text[start - 2]))
+
+
+def _right_whole(text: str, end: int) -> bool:
+    """Whether a match ending at `end` ends a word: no word character after it, and after
+    an apostrophe only a possessive or clitic (module docstring)."""
+    if end == len(text) or not _wordish(text[end - 1]):
+        return True
+    after = text[end]
+    if _wordish(after):
+        return False
+    if after not in _APOSTROPHES:
+        return True
+    tail = end + 1
+    while tail < len(text) and _wordish(text[tail]):
+        tail += 1
+    return tail == end + 1 or text[end + 1 : tail].lower() in _CLITICS
+
+
+def _compile(words: Sequence[str], indexes: Iterable[int]) -> re.Pattern[str] | None:
+    """One case-insensitive pattern for ``words[i]`` of `indexes` (None for none), longest
+    first, word i in the group named ``w<i>``, with ``\\w`` boundaries where a word starts
+    or ends with a word character."""
+    parts = []
+    for i in sorted(indexes, key=lambda i: (-len(words[i]), i)):
+        word = words[i]
+        body = r"\s+".join(re.escape(piece) for piece in word.split(" "))
+        left = r"(?<!\w)" if _wordish(word[0]) else ""
+        right = r"(?!\w)" if _wordish(word[-1]) else ""
+        parts.append(f"(?P<w{i}>{left}{body}{right})")
+    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
+
+
+def _word_of(m: re.Match[str]) -> int:
+    """The dictionary index of the word `m` matched (its group ``w<i>``)."""
+    assert m.lastgroup is not None
+    return int(m.lastgroup[1:])
+
+
+def _check_word(word: object, where: str) -> str:
+    if not isinstance(word, str):
+        raise ConfigurationError(
+            f"{where}: dictionary words must be strings, got {type(word).__name__} {word!r:.60}"
+        )
+    normal = _normal(word)
+    if not normal:
+        raise ConfigurationError(f"{where}: an empty word; remove it or write the word")
+    if not any(c.isalnum() for c in normal):
+        raise ConfigurationError(
+            f"{where}: {word!r} has no letter or digit; dictionary words are words or phrases"
+        )
+    return normal
+
+
+def _mapping(entries: Mapping[object, object]) -> dict[str, tuple[str, ...]]:
+    if not entries:
+        raise ConfigurationError(
+            "the replacement dictionary is empty; give at least one word and its "
+            'alternatives, e.g. {"church": ["mosque", "temple"]}'
+        )
+    table: dict[str, tuple[str, ...]] = {}
+    seen: dict[str, str] = {}
+    for key, value in entries.items():
+        word = _check_word(key, "a dictionary key")
+        folded = word.casefold()
+        if folded in seen:
+            raise ConfigurationError(
+                f"the dictionary words {seen[folded]!r} and {key!r} differ only by case "
+                "(or spacing), and words match whatever their case; keep one of them"
+            )
+        seen[folded] = word
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, Sequence) or isinstance(value, bytes):
+            raise ConfigurationError(
+                f"the alternatives of {word!r} must be a list of strings (or one string), got "
+                f"{type(value).__name__} {value!r:.60}"
+            )
+        if not value:
+            raise ConfigurationError(
+                f"{word!r} has no alternatives; give at least one, e.g. {{{word!r}: [...]}}"
+            )
+        alternatives: list[str] = []
+        for item in value:
+            alternative = _check_word(item, f"an alternative of {word!r}")
+            if alternative.casefold() == folded:
+                raise ConfigurationError(
+                    f"{word!r} is mapped to itself ({item!r}); a perturbation must change the "
+                    "text: remove it from the alternatives"
+                )
+            if alternative.casefold() in (a.casefold() for a in alternatives):
+                raise ConfigurationError(
+                    f"{word!r} lists the alternative {item!r} twice; keep one"
+                )
+            alternatives.append(alternative)
+        table[word] = tuple(alternatives)
+    return table
+
+
+def _pairs(entries: object) -> dict[str, tuple[str, ...]]:
+    if isinstance(entries, (str, bytes)) or not isinstance(entries, Sequence):
+        raise ConfigurationError(
+            "a replacement dictionary is a mapping word -> alternatives, e.g. "
+            '{"church": ["mosque"]}, or a list of word pairs, e.g. [("church", "mosque")]; '
+            f"got {type(entries).__name__} {entries!r:.60}"
+        )
+    if not entries:
+        raise ConfigurationError(
+            'the list of word pairs is empty; give at least one pair, e.g. [("he", "she")]'
+        )
+    table: dict[str, tuple[str, ...]] = {}
+    seen: dict[str, str] = {}
+    for pair in entries:
+        if isinstance(pair, (str, bytes)) or not isinstance(pair, Sequence) or len(pair) != 2:
+            raise ConfigurationError(
+                f"each word pair must be two words, e.g. ('church', 'mosque'), got {pair!r:.60}"
+            )
+        a = _check_word(pair[0], f"the pair {tuple(pair)!r}")
+        b = _check_word(pair[1], f"the pair {tuple(pair)!r}")
+        if a.casefold() == b.casefold():
+            raise ConfigurationError(
+                f"the pair {tuple(pair)!r} maps a word to itself; a swap must change the text"
+            )
+        for word in (a, b):
+            folded = word.casefold()
+            if folded in seen:
+                raise ConfigurationError(
+                    f"{word!r} is in two pairs (also as {seen[folded]!r}); a word has one "
+                    "counterpart (words match whatever their case): keep one pair"
+                )
+            seen[folded] = word
+        table[a] = (b,)
+        table[b] = (a,)
+    return table
+
+
+def register_dictionary(
+    name: str,
+    entries: Entries,
+    *,
+    attribute: str | None = None,
+    replace: bool = False,
+) -> DictionaryKind:
+    """Register a replacement dictionary as the perturbation kind `name` and return it.
+
+    `entries` is a mapping word -> alternatives (``{"Christian": ["Muslim", "Jewish"]}``:
+    one perturbation per found word and alternative) or a list of word pairs
+    (``[("Christian", "Muslim")]``: one swap per text, both ways); see the module
+    docstring for the exact semantics. `attribute` (default `name`) labels the
+    perturbations. A name already registered raises `ConfigurationError` unless
+    `replace=True`.
+    """
+    kind = DictionaryKind(name, entries, attribute=attribute)
+    KIND_REGISTRY.register(name, kind, replace=replace)
+    return kind
