@@ -9,6 +9,7 @@ rule, so the layout cannot drift unnoticed.
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -100,7 +101,10 @@ def imports_of(module: str) -> list[Import]:
     return found
 
 
-ALL_IMPORTS = [imp for module in MODULES for imp in imports_of(module)]
+@functools.cache
+def all_imports() -> tuple[Import, ...]:
+    """Every import of the package (read once, when a test first asks: not at collection)."""
+    return tuple(imp for module in MODULES for imp in imports_of(module))
 
 
 def _layer(module: str) -> str:
@@ -123,7 +127,7 @@ def test_metrics_import_only_numpy_and_pure_helpers() -> None:
     stdlib = set(sys.stdlib_module_names) | {"__future__"}
     bad = [
         f"{imp.where()}: {imp.target}"
-        for imp in ALL_IMPORTS
+        for imp in all_imports()
         if _layer(imp.module) == "metrics"
         and not (imp.target.startswith(allowed_internal) or _external(imp.target) in stdlib
                  or _external(imp.target) == "numpy")
@@ -134,7 +138,7 @@ def test_metrics_import_only_numpy_and_pure_helpers() -> None:
 def test_only_the_plugin_imports_pytest() -> None:
     bad = [
         f"{imp.where()}: {imp.target}"
-        for imp in ALL_IMPORTS
+        for imp in all_imports()
         if _external(imp.target) in ("pytest", "_pytest", "pluggy")
         and _layer(imp.module) != "plugin"
     ]
@@ -144,7 +148,7 @@ def test_only_the_plugin_imports_pytest() -> None:
 def test_heavy_libraries_load_only_inside_the_functions_that_need_them() -> None:
     bad = [
         f"{imp.where()}: {imp.target}"
-        for imp in ALL_IMPORTS
+        for imp in all_imports()
         if imp.top_level and _external(imp.target) in HEAVY
     ]
     assert not bad, "module-level import of a heavy library:\n" + "\n".join(bad)
@@ -153,20 +157,20 @@ def test_heavy_libraries_load_only_inside_the_functions_that_need_them() -> None
 def test_only_the_plugin_the_checks_and_the_input_defaults_read_the_run_context() -> None:
     bad = [
         f"{imp.where()}: {imp.target}"
-        for imp in ALL_IMPORTS
+        for imp in all_imports()
         if imp.target == f"{NAME}.context" and _layer(imp.module) not in CONTEXT_READERS
         and imp.module != f"{NAME}.context"
     ]
     assert not bad, "the run's context read outside plugin/checks/models/corpus:\n" + "\n".join(
         bad)
-    pure = [imp for imp in ALL_IMPORTS if imp.target == f"{NAME}.context"
+    pure = [imp for imp in all_imports() if imp.target == f"{NAME}.context"
             and _layer(imp.module) in PURE]
     assert not pure
 
 
 def test_no_private_name_crosses_a_subpackage() -> None:
     bad = []
-    for imp in ALL_IMPORTS:
+    for imp in all_imports():
         if not imp.target.startswith(NAME) or _layer(imp.target) == _layer(imp.module):
             continue
         private_module = any(part.startswith("_") and not part.startswith("__")
@@ -179,7 +183,7 @@ def test_no_private_name_crosses_a_subpackage() -> None:
 
 def test_no_import_cycles_at_module_level() -> None:
     graph: dict[str, set[str]] = {m: set() for m in MODULES}
-    for imp in ALL_IMPORTS:
+    for imp in all_imports():
         if imp.top_level and imp.target in MODULES and imp.target != imp.module:
             graph[imp.module].add(imp.target)
     cycles = _cycles(graph)
@@ -239,7 +243,7 @@ def test_lower_layers_do_not_import_the_layers_after_them(layer: str) -> None:
     }[layer]
     bad = [
         f"{imp.where()}: {imp.target}"
-        for imp in ALL_IMPORTS
+        for imp in all_imports()
         if _layer(imp.module) == layer and imp.target.startswith(NAME)
         and _layer(imp.target) in after
     ]

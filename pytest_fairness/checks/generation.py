@@ -28,8 +28,8 @@ import numpy as np
 
 from ..context import current_settings
 from ..errors import ConfigurationError, ModelOutputError
-from ..metrics._util import check_positive_int
 from ..metrics.generation import GenerationBiasResult, PromptSamples, summarise
+from ..metrics.validation import check_positive_int
 from ..models import as_model
 from ..models.generators import TextGenerator, sample_continuations
 from ..perturb.templates import Template, TemplateSet, fill, load_templates

@@ -24,9 +24,9 @@ from .. import context
 from .. import perturb as _perturb
 from ..corpus import Corpus
 from ..errors import ConfigurationError, MissingDependencyError
-from ..metrics._util import check_confidence
 from ..metrics.bootstrap import BootstrapCI, bootstrap_psa
 from ..metrics.psa import PSAAccumulator, PSAResult, default_thresholds
+from ..metrics.validation import check_confidence
 from ..models.scoring import coerce_model, score_texts
 from ..models.thresholds import model_score_range, score_threshold
 from ..perturb.name_swap import check_names

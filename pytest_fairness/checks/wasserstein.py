@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigurationError
-from ..metrics._util import check_confidence
 from ..metrics.bootstrap import bootstrap_wasserstein
+from ..metrics.validation import check_confidence
 from ..metrics.wasserstein import wasserstein
 from ..results import FairnessResult, Measurement
 from .verdict import (

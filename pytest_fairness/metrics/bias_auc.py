@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigurationError
-from ._util import BoolArray, FloatArray, as_float_array
+from .validation import BoolArray, FloatArray, as_float_array
 
 __all__ = ["bias_aucs", "mann_whitney_auc"]
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigurationError
-from ._util import (
+from .validation import (
     FloatArray,
     SeedLike,
     as_float_array,

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigurationError
-from ._util import FloatArray, as_float_array, clean_float
+from .validation import FloatArray, as_float_array, clean_float
 
 __all__ = ["CounterfactualResult", "counterfactual_fairness", "counterfactual_gap"]
 

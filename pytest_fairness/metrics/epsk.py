@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigurationError
-from ._util import (
+from .validation import (
     BoolArray,
     FloatArray,
     IntArray,

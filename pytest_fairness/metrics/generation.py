@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigurationError
-from ._util import FloatArray, clean_float
+from .validation import FloatArray, clean_float
 from .wasserstein import demographic_disparity, total_group_fairness, wasserstein
 
 __all__ = [

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigurationError
-from ._util import (
+from .validation import (
     FloatArray,
     IntArray,
     SeedLike,

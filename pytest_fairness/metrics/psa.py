@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigurationError
-from ._util import (
+from .validation import (
     FloatArray,
     IntArray,
     as_float_array,

@@ -44,7 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ._util import clean_float
+from .validation import clean_float
 
 __all__ = [
     "VARIANTS",

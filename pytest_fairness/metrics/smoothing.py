@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigurationError
-from ._util import FloatArray, as_float_array, check_eps, clean_float
 from .epsk import DEFAULT_TOL
+from .validation import FloatArray, as_float_array, check_eps, clean_float
 
 __all__ = [
     "DEFAULT_EPS_GRID",

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigurationError
-from ._util import FloatArray, as_float_array, check_range, clean_float
+from .validation import FloatArray, as_float_array, check_range, clean_float
 
 __all__ = [
     "GroupFairnessResult",

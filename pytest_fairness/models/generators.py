@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..errors import ConfigurationError, ModelCallError, ModelOutputError
-from ..metrics._util import check_positive_int
+from ..metrics.validation import check_positive_int
 from ..runtime.stack import on_fresh_stack
 from ..runtime.threads import torch_threads
 from .defaults import run_settings

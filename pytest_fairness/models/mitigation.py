@@ -22,10 +22,8 @@ from typing import Any
 import numpy as np
 
 from .. import perturb as _perturb
-from ..context import current_settings
 from ..corpus import Corpus
 from ..errors import ConfigurationError
-from ..metrics._util import check_eps
 from ..metrics.epsk import DEFAULT_TOL
 from ..metrics.smoothing import (
     DEFAULT_EPS_GRID,
@@ -36,9 +34,11 @@ from ..metrics.smoothing import (
     smoothed_output,
 )
 from ..metrics.smoothing import mitigation_curve as _curve
+from ..metrics.validation import check_eps
 from ..perturb.coerce import ResolvedPerturber, resolve_perturber
 from ..perturb.name_swap import check_names
 from ..types import FloatArray, ModelStats, Perturbation, TextModel
+from .defaults import run_settings
 from .scoring import check_texts, coerce_model, score_texts
 from .thresholds import decision_threshold, model_score_range, output_kind
 
@@ -93,7 +93,7 @@ class _PerturbedModel:
         if not texts:
             return []
         proba = self.predict_proba(texts)
-        threshold = decision_threshold(self, run_threshold=current_settings().threshold)
+        threshold = decision_threshold(self, run_threshold=run_settings().threshold)
         if threshold is None:
             index = np.argmax(proba, axis=1)
         else:
@@ -382,7 +382,7 @@ def mitigation_curve(
         )
     members = [t for x, ps in zip(items, per_text, strict=True) for t in (x, *_pts(ps))]
     scores = score_texts(m, members)
-    t = decision_threshold(m, threshold, run_threshold=current_settings().threshold)
+    t = decision_threshold(m, threshold, run_threshold=run_settings().threshold)
     cases: list[tuple[Any, Any]] = []
     for x, ps in zip(items, per_text, strict=True):
         if t is None:

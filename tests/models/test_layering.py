@@ -49,8 +49,7 @@ def test_models_read_the_context_only_through_defaults() -> None:
                 "pytest_fairness.context"
             ):
                 readers.add(path.name)
-    # models/mitigation.py (the smoothing wrappers) still reads the run's settings itself.
-    assert readers - {"mitigation.py"} == {"defaults.py"}
+    assert readers == {"defaults.py"}
 
 
 def test_importing_every_models_module_loads_no_heavy_library() -> None:

@@ -1,4 +1,8 @@
-"""Validation and conversion helpers shared by the metrics modules (private)."""
+"""Validation and conversion helpers of the metrics: arrays, finite floats, seeds, bounds.
+
+Shared by the metrics modules, and by the layers above them that check the same arguments
+(a confidence level, an eps, a positive count) before a metric is computed.
+"""
 
 from __future__ import annotations
 
