@@ -4,9 +4,10 @@
 that run imported from `sys.modules`. Some C extensions cannot be loaded twice in one
 process: numpy loads `numpy.fft` lazily ("cannot load module more than once per process"
 on a second import), and spaCy imports thinc, which imports torch, whose extension fails
-with "bad call flags" or crashes the interpreter when initialised again. The `pytester`
-fixture below loads them before the first in-process run of a worker, so they stay out of
-every run's snapshot; collection itself imports neither spaCy nor torch.
+with "bad call flags" or crashes the interpreter when initialised again. When the tests
+to run include one using `pytester`, these modules are loaded once collection is done,
+before any test (and so before any in-process run): they stay out of every run's
+snapshot, and collecting imports neither spaCy nor torch.
 """
 
 from __future__ import annotations
@@ -21,10 +22,8 @@ pytest_plugins = ["pytester"]
 _PRELOADED = ("numpy.fft", "spacy")
 
 
-@pytest.fixture
-def pytester(pytester: pytest.Pytester) -> pytest.Pytester:
-    """pytest's `pytester`, with the modules an in-process run must not unload loaded."""
-    for name in _PRELOADED:
-        if importlib.util.find_spec(name.split(".")[0]) is not None:
-            importlib.import_module(name)
-    return pytester
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if any("pytester" in getattr(item, "fixturenames", ()) for item in items):
+        for name in _PRELOADED:
+            if importlib.util.find_spec(name.split(".")[0]) is not None:
+                importlib.import_module(name)

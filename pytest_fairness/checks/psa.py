@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import itertools
+import math
 import os
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -30,8 +31,9 @@ from ..metrics.validation import check_confidence
 from ..models.scoring import coerce_model, score_texts
 from ..models.thresholds import model_score_range, score_threshold
 from ..perturb.name_swap import check_names
+from ..report.charts import label_dist_section, score_sens_section
 from ..report.failure import DEFAULT_SHOWN
-from ..results import FairnessResult, Measurement, Violation
+from ..results import FairnessResult, Measurement, Section, Violation
 from ..runtime.progress import progress
 from ..types import Anchor, FloatArray, Perturbation, TextModel
 from .verdict import (
@@ -508,6 +510,18 @@ def _flip_violations(run: PSARun, limit: int) -> list[Violation]:
     return out
 
 
+def _psa_sections(run: PSARun) -> tuple[Section, ...]:
+    """The LabelDist curve (psa, Figure 2) and the per-name ScoreSens chart (Figure 1)."""
+    res = run.result
+    curve = [(t, v) for t, v in res.label_dist_curve() if math.isfinite(v)]
+    sens = [(n, v) for n, v in res.score_sens.items() if math.isfinite(v)]
+    groups = {n: g for n, g in name_groups(res.names).items() if g is not None}
+    return (
+        *((label_dist_section(curve),) if curve else ()),
+        *((score_sens_section(sens, groups),) if sens else ()),
+    )
+
+
 def _psa_extra(run: PSARun) -> dict[str, Any]:
     res = run.result
     return {
@@ -635,6 +649,7 @@ def assert_scoresens_below(
         n_inputs=res.n_sentences * len(res.names),
         n_violations=run.n_exceeding,
         extra=_psa_extra(run),
+        sections=_psa_sections(run),
     )
     conclude(
         result,
@@ -684,6 +699,7 @@ def assert_labeldist_below(
         n_inputs=res.n_sentences * len(res.names),
         n_violations=run.n_flips,
         extra=_psa_extra(run),
+        sections=_psa_sections(run),
     )
     conclude(
         result,

@@ -474,7 +474,7 @@ class TermClusters:
         return int(self.labels[self.terms.index(term)])
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data for the report: `pytest_fairness.report.legacy.clusters_section(...)`
+        """Plain data for the report: `pytest_fairness.report.charts.clusters_section(...)`
         of it is the `Clusters` section a result carries (the summary lists the clusters
         and draws their curves); older results carried it in `extra["clusters"]`."""
         shifts = self.mean_shifts()

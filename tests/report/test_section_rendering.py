@@ -21,13 +21,13 @@ from _report_samples import (
 )
 
 from pytest_fairness import report as rp
-from pytest_fairness.report.legacy import (
+from pytest_fairness.report.charts import (
     clusters_section,
     label_dist_section,
     mitigation_section,
     score_sens_section,
-    sections_from_extra,
 )
+from pytest_fairness.report.legacy import sections_from_extra
 from pytest_fairness.report.summary import merge_sections
 from pytest_fairness.results import BarChart, Cluster, Clusters, Curve, Section, Table
 
