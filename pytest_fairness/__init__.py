@@ -1,25 +1,22 @@
 """pytest-fairness: fairness tests for NLP models, written and run like any other test.
 
-The data flows one way: model + corpus -> perturbations -> predictions -> metrics ->
-verdict -> report. This module is the public facade; heavy parts load on first use, so
-`import pytest_fairness` imports no torch, transformers, spaCy or conceptnet-lite.
+The data flows one way, and the subpackages follow it:
+
+    models + corpus  ->  perturb  ->  (predictions)  ->  metrics  ->  checks  ->  report
+    (resources: spaCy, knowledge graph, vectors, names)                       plugin: pytest
+
+This module is the public facade. Every public name is listed once, in `_EXPORTS` (or
+`_SUBMODULES` for the namespaces), with the module that defines it; `__all__` is derived
+from that map and a name is imported on first access (PEP 562), so `import
+pytest_fairness` loads no torch, transformers, spaCy, scikit-learn or conceptnet-lite. The
+imports under `TYPE_CHECKING` repeat the map for type checkers; a test checks that both
+agree and that every name resolves.
 """
 
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
-
-from .errors import (
-    ConfigurationError,
-    FairnessError,
-    FairnessViolation,
-    MissingDependencyError,
-    ModelCallError,
-    ModelOutputError,
-)
-from .settings import Settings
-from .types import Anchor, Case, ModelStats, Perturbation, Span, TextModel
 
 if TYPE_CHECKING:
     from . import metrics, perturb, strategies
@@ -31,101 +28,122 @@ if TYPE_CHECKING:
         assert_label_invariant,
         assert_labeldist_below,
         assert_prediction_sensitivity_below,
+        assert_result,
         assert_scoresens_below,
         assert_wasserstein_below,
+        record,
     )
+    from .checks.generation import generation_bias, rescore
     from .checks.psa import psa
     from .corpus import Corpus
-    from .models import as_model
+    from .errors import (
+        ConfigurationError,
+        FairnessError,
+        FairnessViolation,
+        MissingDependencyError,
+        ModelCallError,
+        ModelOutputError,
+    )
+    from .models import ModelFamily, as_model, register_model_family
+    from .models.generators import hf_generator
+    from .models.gradients import prediction_sensitivity
     from .models.mitigation import AveragedModel, SmoothedModel, average, mitigation_curve, smooth
+    from .models.protected import train_protected_status_model
+    from .perturb import PerturbationKind, register_dictionary, register_kind
+    from .report import register_format
     from .resources import knowledge, names
+    from .results import (
+        BarChart,
+        Cluster,
+        Clusters,
+        Curve,
+        FairnessResult,
+        Measurement,
+        Table,
+        Violation,
+    )
+    from .settings import Settings
+    from .types import Anchor, Case, ModelStats, Perturbation, Span, TextModel
 
 __version__ = "0.1.0"
 
-# Public name -> the submodule that defines it, imported on first access (PEP 562).
-_LAZY: dict[str, str] = {
-    "as_model": "models",
-    "Corpus": "corpus",
-    "psa": "checks.psa",
+#: Public name -> the module (relative to this package) that defines it.
+_EXPORTS: dict[str, str] = {
+    # what goes wrong
+    "ConfigurationError": "errors",
+    "FairnessError": "errors",
+    "FairnessViolation": "errors",
+    "MissingDependencyError": "errors",
+    "ModelCallError": "errors",
+    "ModelOutputError": "errors",
     "FairnessWarning": "checks",
+    # the records that flow between the stages
+    "Settings": "settings",
+    "TextModel": "types",
+    "ModelStats": "types",
+    "Span": "types",
+    "Anchor": "types",
+    "Perturbation": "types",
+    "Case": "types",
+    # inputs: models and corpora
+    "as_model": "models",
+    "ModelFamily": "models",
+    "register_model_family": "models",
+    "hf_generator": "models.generators",
+    "Corpus": "corpus",
+    # perturbations
+    "PerturbationKind": "perturb",
+    "register_kind": "perturb",
+    "register_dictionary": "perturb",
+    # relations
     "assert_label_invariant": "checks",
     "assert_scoresens_below": "checks",
     "assert_labeldist_below": "checks",
     "assert_eps_k_fair": "checks",
     "assert_counterfactual_fair": "checks",
+    "assert_prediction_sensitivity_below": "checks",
     "assert_wasserstein_below": "checks",
     "assert_bias_auc_above": "checks",
-    "assert_prediction_sensitivity_below": "checks",
+    "psa": "checks.psa",
+    "generation_bias": "checks.generation",
+    "rescore": "checks.generation",
+    "prediction_sensitivity": "models.gradients",
+    "train_protected_status_model": "models.protected",
+    # a team's own relations: results, their report sections, recording and verdicts
+    "FairnessResult": "results",
+    "Measurement": "results",
+    "Violation": "results",
+    "Curve": "results",
+    "BarChart": "results",
+    "Table": "results",
+    "Clusters": "results",
+    "Cluster": "results",
+    "record": "checks",
+    "assert_result": "checks",
+    # mitigation
     "smooth": "models.mitigation",
     "average": "models.mitigation",
     "mitigation_curve": "models.mitigation",
     "SmoothedModel": "models.mitigation",
     "AveragedModel": "models.mitigation",
-    "ModelFamily": "models",
-    "register_model_family": "models",
-    "hf_generator": "models.generators",
-    "prediction_sensitivity": "models.gradients",
-    "train_protected_status_model": "models.protected",
-    "generation_bias": "checks.generation",
-    "rescore": "checks.generation",
+    # reports
+    "register_format": "report",
 }
-_SUBMODULES = {
+#: Namespaces reachable as attributes: name -> module.
+_SUBMODULES: dict[str, str] = {
     "metrics": "metrics",
     "names": "resources.names",
+    "knowledge": "resources.knowledge",
     "perturb": "perturb",
     "strategies": "strategies",
-    "knowledge": "resources.knowledge",
 }
 
-__all__ = [
-    "Anchor",
-    "AveragedModel",
-    "Case",
-    "ConfigurationError",
-    "Corpus",
-    "FairnessError",
-    "FairnessViolation",
-    "FairnessWarning",
-    "MissingDependencyError",
-    "ModelCallError",
-    "ModelFamily",
-    "ModelOutputError",
-    "ModelStats",
-    "Perturbation",
-    "Settings",
-    "SmoothedModel",
-    "Span",
-    "TextModel",
-    "as_model",
-    "assert_bias_auc_above",
-    "assert_counterfactual_fair",
-    "assert_eps_k_fair",
-    "assert_label_invariant",
-    "assert_labeldist_below",
-    "assert_prediction_sensitivity_below",
-    "assert_scoresens_below",
-    "assert_wasserstein_below",
-    "average",
-    "generation_bias",
-    "hf_generator",
-    "knowledge",
-    "metrics",
-    "mitigation_curve",
-    "names",
-    "perturb",
-    "prediction_sensitivity",
-    "psa",
-    "register_model_family",
-    "rescore",
-    "smooth",
-    "strategies",
-    "train_protected_status_model",
-]
+__all__ = sorted([*_EXPORTS, *_SUBMODULES])
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
     elif name in _SUBMODULES:
         value = importlib.import_module(f".{_SUBMODULES[name]}", __name__)
     else:

@@ -143,7 +143,8 @@ class FairnessResult:
     """
 
     relation: str
-    passed: bool
+    passed: bool | None = None
+    """The verdict; by default (None) every bounded measurement holds."""
     measurements: tuple[Measurement, ...] = ()
     violations: tuple[Violation, ...] = ()
     n_inputs: int = 0
@@ -152,6 +153,22 @@ class FairnessResult:
     sections: tuple[Section, ...] = ()
 
     def __post_init__(self) -> None:
+        if not isinstance(self.relation, str) or not self.relation.strip():
+            raise ConfigurationError(
+                f"a FairnessResult needs a relation name (what the report calls it), got "
+                f"{self.relation!r}"
+            )
+        measurements = tuple(self.measurements)
+        for m in measurements:
+            if not isinstance(m, Measurement):
+                raise ConfigurationError(
+                    f"FairnessResult({self.relation!r}).measurements must hold Measurement "
+                    f"records, got {type(m).__name__}: Measurement(name, value, bound, op)"
+                )
+        object.__setattr__(self, "measurements", measurements)
+        object.__setattr__(self, "violations", tuple(self.violations))
+        if self.passed is None:
+            object.__setattr__(self, "passed", all(m.holds for m in measurements))
         sections = tuple(self.sections)
         for s in sections:
             if not isinstance(s, Section):

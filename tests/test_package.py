@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -48,3 +49,51 @@ def test_fairness_violation_is_an_assertion_error() -> None:
     assert issubclass(pf.FairnessViolation, AssertionError)
     assert issubclass(pf.ConfigurationError, ValueError)
     assert issubclass(pf.MissingDependencyError, ImportError)
+
+
+def _type_checking_imports() -> dict[str, str]:
+    """Name -> module of every import under `if TYPE_CHECKING:` in the facade."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(pf.__file__).read_text(encoding="utf-8"))
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for item in node.body:
+                assert isinstance(item, ast.ImportFrom), ast.dump(item)
+                for alias in item.names:
+                    found[alias.asname or alias.name] = item.module or ""
+    return found
+
+
+def test_all_is_derived_from_the_one_map_and_the_type_checking_imports_agree() -> None:
+    assert pf.__all__ == sorted([*pf._EXPORTS, *pf._SUBMODULES])
+    static = _type_checking_imports()
+    assert set(static) == set(pf.__all__)
+    for name, module in pf._EXPORTS.items():
+        assert static[name] == module, name
+    for name, module in pf._SUBMODULES.items():
+        parent = module.rsplit(".", 1)[0] if "." in module else ""
+        assert static[name] == parent, name
+
+
+def test_every_exported_name_comes_from_the_module_the_map_names() -> None:
+    for name, module in pf._EXPORTS.items():
+        value = getattr(pf, name)
+        origin = importlib.import_module(f"pytest_fairness.{module}")
+        assert getattr(origin, name) is value, name
+        assert value.__doc__, f"{name} has no docstring"
+
+
+def test_every_relation_and_extension_point_is_on_the_facade() -> None:
+    """The other way round: what the subpackages offer users is reachable from `pf`."""
+    from pytest_fairness import checks, models, perturb, report
+
+    for name in checks.__all__:
+        if name.startswith("assert_") or name in ("record", "FairnessWarning"):
+            assert name in pf.__all__, name
+    for module, name in ((models, "register_model_family"), (perturb, "register_kind"),
+                         (perturb, "register_dictionary"), (report, "register_format")):
+        assert name in module.__all__, name
+        assert name in pf.__all__, name
