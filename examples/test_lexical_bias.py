@@ -31,11 +31,10 @@ import numpy as np
 import pytest
 
 import pytest_fairness as pf
-from pytest_fairness import context as recording
 from pytest_fairness.metrics import log_odds_dirichlet, term_sensitivity_clusters
 from pytest_fairness.metrics.lexical import TermClusters
 from pytest_fairness.perturb.templates import Template, fill, load_templates
-from pytest_fairness.results import FairnessResult, Measurement
+from pytest_fairness.report.charts import clusters_section
 
 # term -> its plural, for the five "These people ..." templates.
 IDENTITY = {
@@ -128,14 +127,12 @@ def test_term_clusters_separate_insults_from_neutral_words(
     C0 -0.10 = teacher, doctor, neighbour, friend with christian, buddhist, african,
     conservative... Cluster numbers follow the mean shift, not the paper's C0-C3 names.
     """
-    result = FairnessResult(
+    pf.record(pf.FairnessResult(  # a result of our own, with a chart, in the report
         relation="term_clusters",
-        passed=True,
-        measurements=(Measurement("k-means inertia", clusters.inertia),),
+        measurements=(pf.Measurement("k-means inertia", clusters.inertia),),
         n_inputs=int(scan.scores.size),
-        extra={"clusters": clusters.to_dict()},
-    )
-    recording.record(result.to_dict())
+        sections=(clusters_section(clusters.to_dict()),),
+    ))
     top = clusters.curves.shape[0] - 1
     assert {clusters.cluster_of(word) for word in INSULTS} == {top}
     assert all(clusters.cluster_of(word) != top for word in CONTROLS)
@@ -143,6 +140,23 @@ def test_term_clusters_separate_insults_from_neutral_words(
     assert shifts is not None
     assert shifts[top] > 0.3
     assert abs(shifts[clusters.cluster_of("person")]) < 0.05
+
+
+def test_neutral_nouns_do_not_raise_the_score(toxicity_model: pf.TextModel) -> None:
+    """The lexical-shift relation (section 3.2) on the controls: replacing "person" by a
+    neutral noun lowers the scores if anything (teacher -0.06, doctor -0.15 on average)."""
+    pf.assert_lexical_shift_below(toxicity_model, CONTROLS, 0.05, label="controls")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known bias: 'gay' raises the scores of the 33 templates by 0.50 on average "
+    "(white 0.25, transgender 0.23, jew 0.23, black 0.18, lesbian 0.13, immigrant 0.10)",
+)
+def test_identity_terms_do_not_raise_the_score(toxicity_model: pf.TextModel) -> None:
+    """The bound a team would want on its identity terms, judged by the built-in relation
+    (`pf.assert_lexical_shift_below`: per-term chart and term clusters in the report)."""
+    pf.assert_lexical_shift_below(toxicity_model, IDENTITY, 0.1, label="identity terms")
 
 
 @pytest.mark.xfail(

@@ -27,10 +27,12 @@ if TYPE_CHECKING:
         assert_eps_k_fair,
         assert_label_invariant,
         assert_labeldist_below,
+        assert_lexical_shift_below,
         assert_prediction_sensitivity_below,
         assert_result,
         assert_scoresens_below,
         assert_wasserstein_below,
+        lexical_scan,
         record,
     )
     from .checks.generation import generation_bias, rescore
@@ -104,6 +106,8 @@ _EXPORTS: dict[str, str] = {
     "assert_prediction_sensitivity_below": "checks",
     "assert_wasserstein_below": "checks",
     "assert_bias_auc_above": "checks",
+    "assert_lexical_shift_below": "checks",
+    "lexical_scan": "checks",
     "psa": "checks.psa",
     "generation_bias": "checks.generation",
     "rescore": "checks.generation",

@@ -11,7 +11,11 @@
 - `sensitivity`: accumulated prediction sensitivity P1-P5 (accumulated-prediction-sensitivity,
   sections 3 and 6.3-6.5);
 - `wasserstein`: W1 between score distributions (counterfactual-sentiment-bias, section 3);
-- `bias_auc`: subgroup, BPSN and BNSP AUCs (cross-geographic-toxicity-bias, section 5.2).
+- `bias_auc`: subgroup, BPSN and BNSP AUCs (cross-geographic-toxicity-bias, section 5.2);
+- `lexical`: identity terms in template sentences, their mean score shift and clusters
+  (cross-geographic-toxicity-bias, section 3.2);
+- `generation`: counterfactual sentiment bias of text generators, the run behind the
+  Wasserstein relation (counterfactual-sentiment-bias, sections 3 and 5.2).
 
 Each `assert_*` scores through `pytest_fairness.models` (batched, cached), builds a
 `FairnessResult` with its measurements, discriminatory inputs and report sections, and
@@ -26,6 +30,7 @@ from .bias_auc import assert_bias_auc_above
 from .counterfactual import assert_counterfactual_fair, counterfactual
 from .epsk import assert_eps_k_fair
 from .invariance import assert_label_invariant, invariance
+from .lexical import assert_lexical_shift_below, lexical_scan
 from .psa import assert_labeldist_below, assert_scoresens_below
 from .sensitivity import assert_prediction_sensitivity_below
 from .verdict import FairnessWarning, assert_result, record
@@ -38,11 +43,13 @@ __all__ = [
     "assert_eps_k_fair",
     "assert_label_invariant",
     "assert_labeldist_below",
+    "assert_lexical_shift_below",
     "assert_prediction_sensitivity_below",
     "assert_result",
     "assert_scoresens_below",
     "assert_wasserstein_below",
     "counterfactual",
     "invariance",
+    "lexical_scan",
     "record",
 ]
