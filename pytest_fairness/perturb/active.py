@@ -77,7 +77,7 @@ def _neutral(lemma: str, groups: Sequence[str], graph: KnowledgeGraph) -> bool:
 
 
 @dataclass
-class _Active:
+class ActiveMutator:
     """The per-run state of ActiveMutate: graph, S_p, adjectives, per-lemma neutrality."""
 
     graph: KnowledgeGraph
@@ -174,7 +174,9 @@ def _insert(
     return results
 
 
-def _state(attribute: str, graph: KnowledgeGraph | None) -> _Active:
+def active_mutator(attribute: str, graph: KnowledgeGraph | None) -> ActiveMutator:
+    """The ActiveMutate state for `attribute` (mt-nlp, Algorithm 4): the graph's
+    subpopulations S_p of the attribute and their adjectives; shared by `Mutator`."""
     resolved = resolve_graph(graph)
     groups = subpopulations_of(resolved, attribute)
     labels = {g.lower(): g for g in groups}
@@ -182,14 +184,14 @@ def _state(attribute: str, graph: KnowledgeGraph | None) -> _Active:
         (adjective, labels.get(adjective.lower(), adjective.lower()))
         for adjective in resolved.adjectives(attribute)
     ]
-    return _Active(resolved, attribute, groups, adjectives)
+    return ActiveMutator(resolved, attribute, groups, adjectives)
 
 
 def active_doc(
     doc: Any, attribute: str, *, graph: KnowledgeGraph | None = None
 ) -> list[Perturbation]:
     """`active` of an already parsed spaCy `Doc` (mt-nlp Algorithm 4)."""
-    return _state(attribute, graph).mutate(doc)
+    return active_mutator(attribute, graph).mutate(doc)
 
 
 def active(
@@ -206,4 +208,4 @@ def active(
     target and adjective of `attribute` (see the module docstring); raises
     `ConfigurationError` when the graph knows no subpopulations of `attribute`.
     """
-    return _state(attribute, graph).mutate(parse(nlp, text))
+    return active_mutator(attribute, graph).mutate(parse(nlp, text))

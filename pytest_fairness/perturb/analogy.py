@@ -75,7 +75,7 @@ class WordAnalogy:
 
 
 @dataclass
-class _Analogies:
+class AnalogyMutator:
     """The per-run state of AnalogyMutate: graph, table, S_p and per-lemma answers."""
 
     graph: KnowledgeGraph
@@ -176,17 +176,19 @@ def _replace(
     return results
 
 
-def _state(
+def analogy_mutator(
     attribute: str,
     graph: KnowledgeGraph | None,
     vectors: VectorsLike | None,
     candidates: int,
-) -> _Analogies:
+) -> AnalogyMutator:
+    """The AnalogyMutate state for `attribute` (mt-nlp, Algorithm 3): graph, vector
+    table and the subpopulations S_p; shared by `Mutator`."""
     if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
         raise ConfigurationError(f"candidates must be an integer >= 1, got {candidates!r}")
     resolved = resolve_graph(graph)
     groups = subpopulations_of(resolved, attribute)
-    return _Analogies(resolved, as_vectors(vectors), attribute, groups, candidates)
+    return AnalogyMutator(resolved, as_vectors(vectors), attribute, groups, candidates)
 
 
 def analogy_words(
@@ -202,7 +204,7 @@ def analogy_words(
     No parse and no IsPerson check of the words themselves; the same vector search and
     person filter as `analogy`. All queries go through one vectorised search.
     """
-    state = _state(attribute, graph, vectors, candidates)
+    state = analogy_mutator(attribute, graph, vectors, candidates)
     return _word_analogies(
         [w.lower() for w in words], state.groups, state.graph, state.table, candidates
     )
@@ -217,7 +219,7 @@ def analogy_doc(
     candidates: int = 1,
 ) -> list[Perturbation]:
     """`analogy` of an already parsed spaCy `Doc` (mt-nlp Algorithm 3)."""
-    return _state(attribute, graph, vectors, candidates).mutate(doc)
+    return analogy_mutator(attribute, graph, vectors, candidates).mutate(doc)
 
 
 def analogy(
@@ -238,5 +240,5 @@ def analogy(
     person noun (see the module docstring); raises `ConfigurationError` when the graph
     knows no subpopulations of `attribute`.
     """
-    state = _state(attribute, graph, vectors, candidates)
+    state = analogy_mutator(attribute, graph, vectors, candidates)
     return state.mutate(parse(nlp, text))

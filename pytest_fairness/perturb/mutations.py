@@ -36,10 +36,8 @@ from ..resources.knowledge import KnowledgeGraph
 from ..resources.nlp import disabled
 from ..types import Perturbation
 from ._persons import nouns, resolve_graph, resolve_nlp
-from .active import _Active
-from .active import _state as _active_state
-from .analogy import _Analogies
-from .analogy import _state as _analogy_state
+from .active import ActiveMutator, active_mutator
+from .analogy import AnalogyMutator, analogy_mutator
 from .gender import has_gendered_word, swap_doc
 from .kinds import DEFAULT_BATCH_SIZE, MT_NLP, PerturbationKind, check_texts
 
@@ -80,12 +78,12 @@ class Mutator:
         self.graph = resolve_graph(graph)
         self.fluency = fluency
         self.min_ratio = DEFAULT_MIN_RATIO if min_ratio is None else min_ratio
-        self._analogy: _Analogies | None = (
-            _analogy_state(attribute, self.graph, vectors, candidates)
+        self._analogy: AnalogyMutator | None = (
+            analogy_mutator(attribute, self.graph, vectors, candidates)
             if "analogy" in chosen
             else None
         )
-        self._active: _Active = _active_state(attribute, self.graph)
+        self._active: ActiveMutator = active_mutator(attribute, self.graph)
         if self._analogy is not None:
             self._active.persons = self._analogy.persons  # one IsPerson cache for both
         self._swap = "gender_swap" in chosen and attribute == "gender"
