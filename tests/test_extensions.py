@@ -127,3 +127,43 @@ def test_a_package_outside_pytest_fairness_extends_it(pytester: pytest.Pytester)
     assert "swap_accuracy" in page
     assert "Swap accuracy by threshold" in page
     assert "religion_words" in page
+
+
+FORMATS_CONFTEST = '''
+import pytest_fairness as pf
+
+
+def markdown(summary, directory, *, created):
+    path = directory / "fairness.md"
+    rows = [f"| {g.nodeid} | {g.relation} | {g.status} |" for g in summary.groups]
+    path.write_text("| test | relation | status |\\n|---|---|---|\\n" + "\\n".join(rows) + "\\n")
+    return path
+
+
+def broken(summary, directory, *, created):
+    raise RuntimeError("disk on fire")
+
+
+pf.register_format("markdown", markdown, replace=True)
+pf.register_format("broken", broken, replace=True)
+'''
+
+
+def test_a_report_format_registered_in_conftest_is_written_and_a_broken_one_named(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeconftest(FORMATS_CONFTEST)
+    pytester.makepyfile(test_it='''
+import pytest_fairness as pf
+
+def test_it():
+    pf.record(pf.FairnessResult("own", measurements=(pf.Measurement("m", 0.1, 0.2),)))
+''')
+    result = pytester.runpytest_subprocess("--fairness-report=out", "-p", "no:cacheprovider")
+    assert result.ret == 1  # the test passed; the broken format fails the run
+    result.stdout.fnmatch_lines([
+        "fairness: report format 'broken' failed: RuntimeError: disk on fire",
+        "fairness report: */out/fairness.json, */out/fairness.html, */out/fairness.md",
+    ])
+    table = (pytester.path / "out" / "fairness.md").read_text()
+    assert "| test_it.py::test_it | own | PASS |" in table

@@ -230,16 +230,40 @@ class FairnessSession:
                 report.write_baseline(self._path(self.save_path), summary)
                 summary = summary.with_notes(f"fairness baseline saved to {self.save_path}")
             if self.settings.report:
-                directory = self._path(self.settings.report)
-                report.write_reports(directory, summary)
-                summary = summary.with_notes(f"fairness report: {directory / 'fairness.json'}, "
-                                             f"{directory / 'fairness.html'}")
+                summary, written, failed = self._write_reports(summary)
+                if written:
+                    summary = summary.with_notes(
+                        "fairness report: " + ", ".join(str(path) for path in written))
+                if failed and session.exitstatus == pytest.ExitCode.OK:
+                    session.exitstatus = pytest.ExitCode.TESTS_FAILED
         except OSError as exc:
             summary = summary.with_notes(f"fairness: could not write {exc.filename}: "
                                          f"{exc.strerror}")
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
         self.summary = summary
+
+    def _write_reports(self, summary: Summary) -> tuple[Summary, list[Path], bool]:
+        """Every registered report format, one at a time: a format of a user or another
+        package that fails is named in a note (and fails the run), the others are written.
+        An unwritable directory raises `OSError` for the caller."""
+        from .. import report
+        from ..report.formats import FORMATS
+
+        assert self.settings.report is not None
+        directory = self._path(self.settings.report)
+        written: list[Path] = []
+        failed = False
+        for name in FORMATS.names():
+            try:
+                written += report.write_reports(directory, summary, formats=[name])
+            except OSError:
+                raise
+            except Exception as exc:  # a third-party writer: say which, keep the rest
+                summary = summary.with_notes(
+                    f"fairness: report format {name!r} failed: {type(exc).__name__}: {exc}")
+                failed = True
+        return summary, written, failed
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """Print the fairness summary (only the file notes when no fairness check ran)."""
