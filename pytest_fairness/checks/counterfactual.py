@@ -15,11 +15,11 @@ import numpy as np
 
 from ..errors import ConfigurationError
 from ..metrics.counterfactual import CounterfactualResult, counterfactual_fairness
-from ..models.scoring import ScoredPair, check_texts, coerce_model, score_pairs
+from ..models.scoring import ScoredPair, coerce_model, score_pairs
 from ..perturb.coerce import gender_swapper
 from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement
-from ..types import FloatArray
+from ..types import FloatArray, check_texts
 from .verdict import (
     RECORDED_VIOLATIONS,
     check_bound,

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ModelOutputError
+from ..types import check_texts
 from .base import ModelAdapter, Row
-from .outputs import check_texts, short
+from .outputs import short
 from .torchnn import device_of, eval_mode, torch_proba
 
 if TYPE_CHECKING:

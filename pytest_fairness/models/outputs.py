@@ -3,31 +3,14 @@ and showing texts and rows in error messages. numpy only."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigurationError, ModelOutputError
+from ..errors import ModelOutputError
 from ..types import FloatArray
 
-__all__ = ["as_array", "check_texts", "numeric", "short", "show_row", "sigmoid", "softmax"]
-
-
-def check_texts(texts: Sequence[str]) -> list[str]:
-    """`texts` as a list of str; a single string or a non-string item raises
-    `ConfigurationError` saying how to fix it."""
-    if isinstance(texts, str):
-        raise ConfigurationError(
-            f"expected a list of texts, got a single string {short(texts)}; wrap it: [text]"
-        )
-    out = list(texts)
-    for i, text in enumerate(out):
-        if not isinstance(text, str):
-            raise ConfigurationError(
-                f"texts must be strings; item {i} is {type(text).__name__} {text!r}"
-            )
-    return out
+__all__ = ["as_array", "numeric", "short", "show_row", "sigmoid", "softmax"]
 
 
 def short(text: str, width: int = 80) -> str:

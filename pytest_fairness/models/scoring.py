@@ -21,7 +21,6 @@ from .thresholds import DEFAULT_THRESHOLD, decision_threshold
 __all__ = [
     "ScoredPair",
     "Scores",
-    "check_texts",
     "coerce_model",
     "labels_of",
     "score_pairs",
@@ -34,23 +33,6 @@ def coerce_model(model: object) -> TextModel:
     from . import as_model  # the package imports this module: resolve at call time
 
     return as_model(model)
-
-
-def check_texts(texts: object, what: str = "texts") -> list[str]:
-    """`texts` as a list of str; a single string or a non-text item raises."""
-    if isinstance(texts, str):
-        raise ConfigurationError(
-            f"{what} must be a sequence of texts, not one string; wrap it: [{texts!r:.60}]"
-        )
-    if not isinstance(texts, Iterable):
-        raise ConfigurationError(f"{what} must be a sequence of texts, got {type(texts).__name__}")
-    out = list(texts)
-    for i, text in enumerate(out):
-        if not isinstance(text, str):
-            raise ConfigurationError(
-                f"{what} must be strings; item {i} is {type(text).__name__} {text!r:.60}"
-            )
-    return out
 
 
 @dataclass(frozen=True, eq=False)

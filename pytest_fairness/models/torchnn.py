@@ -11,8 +11,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
+from ..types import check_texts
 from .base import ModelAdapter, Output, Row
-from .outputs import check_texts
 
 if TYPE_CHECKING:
     import torch

@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigurationError
-from ..types import BuiltinKind, Case, Perturbation, Span
+from ..types import BuiltinKind, Case, Perturbation, Span, check_texts
 from .kinds import (
     DEFAULT_BATCH_SIZE,
     PerturbationKind,
-    check_texts,
     find_kind,
     registered_kinds_note,
 )

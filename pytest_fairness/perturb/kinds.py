@@ -44,7 +44,7 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..registry import ENTRY_POINT_GROUPS, Registry
 from ..resources.nlp import disabled
-from ..types import Perturbation
+from ..types import Perturbation, check_texts
 from ._persons import resolve_nlp
 
 __all__ = [
@@ -171,17 +171,6 @@ class PerturbationKind(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}: {self.description}>"
-
-
-def check_texts(texts: Iterable[str]) -> list[str]:
-    """`texts` as a list, each checked to be a str."""
-    if isinstance(texts, str):
-        raise ConfigurationError(f"expected a list of texts, got the string {texts!r:.60}")
-    items = list(texts)
-    for text in items:
-        if not isinstance(text, str):
-            raise ConfigurationError(f"texts must be str, got {type(text).__name__} {text!r:.60}")
-    return items
 
 
 # --------------------------------------------------------------------------- registry
