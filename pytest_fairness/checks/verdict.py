@@ -33,22 +33,8 @@ from ..metrics.bootstrap import BootstrapCI
 from ..report.failure import DEFAULT_SHOWN, render_failure
 from ..results import FairnessResult, Measurement, Violation
 
-__all__ = [
-    "N_RESAMPLES",
-    "RECORDED_VIOLATIONS",
-    "FairnessWarning",
-    "Statistic",
-    "assert_result",
-    "check_bound",
-    "check_show",
-    "check_statistic",
-    "conclude",
-    "measured",
-    "record",
-    "run_seed",
-    "run_threshold",
-    "skipped_note",
-]
+#: The public part; the argument checks and `measured` below serve the relation modules.
+__all__ = ["FairnessWarning", "assert_result", "conclude", "record"]
 
 #: How many violations a result records for the report (the message shows `show`).
 RECORDED_VIOLATIONS = 100
