@@ -19,7 +19,7 @@ def toxicity_model() -> pf.TextModel:
     """alt-profanity-check: a real scikit-learn model; score = probability of offensive text."""
     from profanity_check import predict_prob
 
-    return pf.as_model(predict_prob, output="score")
+    return pf.as_model(predict_prob, output="score", labels=("not offensive", "offensive"))
 
 
 @pytest.fixture(scope="session")
@@ -32,7 +32,8 @@ def vader_model() -> pf.TextModel:
     def compound(texts: list[str]) -> list[float]:
         return [analyzer.polarity_scores(text)["compound"] for text in texts]
 
-    return pf.as_model(compound, output="score", score_range=(-1.0, 1.0))
+    return pf.as_model(compound, output="score", score_range=(-1.0, 1.0),
+                       labels=("negative", "positive"))
 
 
 @pytest.fixture(scope="session")

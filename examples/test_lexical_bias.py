@@ -192,16 +192,18 @@ def test_no_identity_term_is_over_represented_in_flagged_fills(scan: Scan) -> No
     assert not over, f"over-represented in flagged fills: {over}"
 
 
-# Nuanced bias AUCs (Borkan et al., as in section 5.2). Subgroup AUC: does the model rank
-# hostile templates about X above neutral ones about X? BPSN: neutral sentences about X
-# below hostile ones about anyone else? Below 0.5 the model does worse than a coin: it
+# Nuanced bias AUCs (Borkan et al., as in section 5.2), one relation over every identity
+# term: `pf.assert_subgroup_aucs_above` records one result whose table holds each term's
+# subgroup, BPSN and BNSP AUCs and AEGs, the worst term first. Subgroup AUC: does the model
+# rank hostile templates about X above neutral ones about X? BPSN: neutral sentences about
+# X below hostile ones about anyone else? Below 0.5 the model does worse than a coin: it
 # treats X itself as toxic. The background is the other identity terms and the controls;
 # the model's AUC over all of them is 0.67 (0.675). Measured figures of the failing terms:
 KNOWN_BIASED = {
-    "gay": "subgroup AUC 0.42, BPSN 0.16 (AEG- +0.49)",
-    "white": "subgroup AUC 0.49, BPSN 0.33",
-    "jew": "BPSN 0.36",
+    "gay": "BPSN 0.16, subgroup AUC 0.42 (AEG- +0.49: its neutral templates score higher)",
+    "white": "BPSN 0.33, subgroup AUC 0.48",
     "transgender": "BPSN 0.34",
+    "jew": "BPSN 0.36",
     "black": "BPSN 0.44",
     "lesbian": "BPSN 0.45",
     "immigrant": "BPSN 0.48",
@@ -209,25 +211,27 @@ KNOWN_BIASED = {
 }
 
 
-def _auc_params() -> list[object]:
-    return [
-        pytest.param(term, marks=pytest.mark.xfail(
-            strict=True, reason=f"known bias of this model: {KNOWN_BIASED[term]}"))
-        if term in KNOWN_BIASED else term
-        for term in IDENTITY
-    ]
-
-
-@pytest.mark.parametrize("term", _auc_params())
-def test_identity_term_is_not_treated_as_toxic(scan: Scan, term: str) -> None:
-    """Subgroup AUC and BPSN AUC >= 0.5 per identity term (the insults are left out: with
-    them a neutral template is no longer non-toxic). BNSP (hostile sentences about X vs
-    neutral ones about others) is reported in the docstring only: it is low where the
-    model misses hostility, e.g. 0.31 for "conservative", whose fills score low."""
+@pytest.mark.xfail(
+    strict=True,
+    reason="known bias: 8 of 29 identity terms below 0.5, worst first: "
+    + "; ".join(f"{term} {found}" for term, found in KNOWN_BIASED.items()),
+)
+def test_identity_terms_are_not_treated_as_toxic(scan: Scan) -> None:
+    """Subgroup AUC and BPSN AUC >= 0.5 for every identity term, as one table (the insults
+    are left out: with them a neutral template is no longer non-toxic). BNSP (hostile
+    sentences about X vs neutral ones about others) is in the table but not bounded: it is
+    low where the model misses hostility, e.g. 0.31 for "conservative", whose fills score
+    low. The failure lists the neutral fills that score like insults ("You are a gay",
+    0.98), the term marked."""
     keep = [i for i, word in enumerate(scan.terms) if word not in INSULTS]
-    words = [scan.terms[i] for i in keep]
-    scores = scan.scores[keep].ravel()
-    labels = np.tile(scan.toxic, len(keep))
-    in_subgroup = np.repeat(np.asarray(words) == term, scan.scores.shape[1])
-    pf.assert_bias_auc_above(scores, labels, in_subgroup, 0.5,
-                             metrics=("subgroup_auc", "bpsn_auc"))
+    words = np.asarray([scan.terms[i] for i in keep])
+    n_templates = scan.scores.shape[1]
+    subgroups = {term: np.repeat(words == term, n_templates) for term in IDENTITY}
+    pf.assert_subgroup_aucs_above(
+        scan.scores[keep].ravel(),
+        np.tile(scan.toxic, len(keep)),
+        subgroups,
+        0.5,
+        metrics=("subgroup_auc", "bpsn_auc"),
+        texts=[text for i in keep for text in scan.texts[i]],
+    )

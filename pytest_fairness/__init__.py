@@ -35,8 +35,10 @@ if TYPE_CHECKING:
         lexical_scan,
         record,
     )
+    from .checks.bias_auc import assert_subgroup_aucs_above
     from .checks.generation import generation_bias, rescore
     from .checks.psa import psa
+    from .checks.wasserstein import assert_paired_gap_below
     from .corpus import Corpus
     from .errors import (
         ConfigurationError,
@@ -105,7 +107,9 @@ _EXPORTS: dict[str, str] = {
     "assert_counterfactual_fair": "checks",
     "assert_prediction_sensitivity_below": "checks",
     "assert_wasserstein_below": "checks",
+    "assert_paired_gap_below": "checks.wasserstein",
     "assert_bias_auc_above": "checks",
+    "assert_subgroup_aucs_above": "checks.bias_auc",
     "assert_lexical_shift_below": "checks",
     "lexical_scan": "checks",
     "psa": "checks.psa",

@@ -8,7 +8,7 @@ of the package works the same in a notebook or a script.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -50,13 +50,19 @@ class SessionState:
 
 @dataclass
 class TestState:
-    """What one test records: its node id, effective settings and results."""
+    """What one test records: its node id, effective settings and results.
+
+    `expects` is how the plugin tells the checks that the test is marked as an expected
+    failure (pytest's ``xfail``): called with the exception a failing relation would
+    raise, it says whether the test's xfail mark expects it (see `expected_failure`).
+    """
 
     __test__ = False  # not a pytest test class, whatever imports it
 
     nodeid: str
     settings: Settings
     results: list[dict[str, Any]] = field(default_factory=list)
+    expects: Callable[[BaseException], bool] | None = None
 
 
 _session: ContextVar[SessionState | None] = ContextVar("pytest_fairness_session", default=None)
@@ -64,11 +70,24 @@ _test: ContextVar[TestState | None] = ContextVar("pytest_fairness_test", default
 
 
 def current_session() -> SessionState | None:
+    """The running pytest session's state; None outside pytest."""
     return _session.get()
 
 
 def current_test() -> TestState | None:
+    """The running test's state; None outside a test."""
     return _test.get()
+
+
+def expected_failure(exc: BaseException) -> bool:
+    """Whether the running test is marked to expect `exc` (an ``xfail`` the plugin
+    evaluated for it); False outside pytest and for unmarked tests.
+
+    A warn-only run still raises a failing relation's violation inside such a test, so
+    that a known failure stays an expected failure instead of an unexpected pass.
+    """
+    test = _test.get()
+    return bool(test is not None and test.expects is not None and test.expects(exc))
 
 
 def current_settings() -> Settings:
@@ -82,6 +101,7 @@ def current_settings() -> Settings:
 
 @contextmanager
 def session_scope(state: SessionState) -> Iterator[SessionState]:
+    """Make `state` the current session's state inside the block (the plugin's)."""
     token = _session.set(state)
     try:
         yield state
@@ -91,6 +111,7 @@ def session_scope(state: SessionState) -> Iterator[SessionState]:
 
 @contextmanager
 def test_scope(state: TestState) -> Iterator[TestState]:
+    """Make `state` the running test's state inside the block (the plugin's)."""
     token = _test.set(state)
     try:
         yield state

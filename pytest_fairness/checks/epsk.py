@@ -21,6 +21,7 @@ from ..models.thresholds import decision_threshold
 from ..perturb.coerce import coerce_cases, perturbation_from_texts, resolve_perturber
 from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement, Violation
+from ..runtime.tracebacks import hide_on_fairness_error
 from ..types import Perturbation, TextModel
 from .verdict import (
     RECORDED_VIOLATIONS,
@@ -33,6 +34,9 @@ from .verdict import (
 __all__ = [
     "assert_eps_k_fair",
 ]
+
+# A ConfigurationError raised in a helper here is traced to the user's call, not to us.
+__tracebackhide__ = hide_on_fairness_error
 
 
 def _eps_k_args(eps: object, k: object) -> tuple[float, int]:
@@ -88,6 +92,12 @@ def assert_eps_k_fair(
     __tracebackhide__ = True
     e, kk = _eps_k_args(eps, k)
     shown = check_show(show)
+    if perturbations is None and attribute is None and not isinstance(model, SmoothedModel):
+        raise ConfigurationError(
+            f"assert_eps_k_fair needs the mutations of {text!r:.60} to compare it with: pass "
+            'attribute= to generate them (e.g. attribute="gender") or perturbations=[...] '
+            "(texts or Perturbations of the text)"
+        )
     if isinstance(model, SmoothedModel):
         _assert_certified(model, text, e, kk, attribute, perturbations, shown)
         return

@@ -27,7 +27,7 @@ from ..corpus import Corpus
 from ..errors import ConfigurationError, MissingDependencyError
 from ..metrics.bootstrap import BootstrapCI, bootstrap_psa
 from ..metrics.psa import PSAAccumulator, PSAResult, default_thresholds
-from ..metrics.validation import check_confidence
+from ..metrics.validation import check_ci_method, check_confidence
 from ..models.scoring import coerce_model, score_texts
 from ..models.thresholds import model_score_range, score_threshold
 from ..perturb.name_swap import check_names
@@ -563,10 +563,15 @@ def _psa_measurements(
     bounds: dict[str, float | None],
     confidence: float | None,
     seed: int | None,
+    ci_method: str = "studentized",
 ) -> list[Measurement]:
     """max |ScoreSens| against `bound`, ScoreDev / ScoreRange / LabelDist against
     `bounds` (psa, section 2); with `confidence`, judged on bootstrap intervals over
-    sentences (the worst name is then the one with the largest lower end of |ScoreSens|)."""
+    sentences (`metrics.bootstrap_psa` with `ci_method`; its name is in the judged
+    measurement's). The ScoreSens intervals hold for all names at once, so "every name
+    within the bound" fails with probability (1 - confidence) / 2 at most when the names
+    sit on the bound; the worst name is the one with the largest lower end of |ScoreSens|.
+    LabelDist, a ratio of counts, gets BCa unless `ci_method` is "percentile"."""
     res = run.result
     values = {
         "ScoreDev": res.score_dev,
@@ -575,13 +580,14 @@ def _psa_measurements(
     }
     worst = max(res.names, key=lambda n: (abs(res.score_sens[n]), n))
     cis: dict[str, Any] = dict.fromkeys(["ScoreSens", *values])
+    methods: dict[str, str | None] = dict.fromkeys(["ScoreSens", *values])
     if confidence is not None and run.scores is not None:
         boot = bootstrap_psa(
             run.scores[0], run.scores[1], res.names, thresholds=(run.threshold,),
             n_resamples=N_RESAMPLES, confidence=confidence,
-            seed=run_seed(seed),
+            seed=run_seed(seed), method=ci_method,
         )
-        abs_cis = {n: _abs_ci(boot.score_sens[n]) for n in res.names}
+        abs_cis = {n: _abs_ci(boot.score_sens_joint[n]) for n in res.names}
         worst = max(res.names, key=lambda n: (abs_cis[n][0], n))
         cis = {
             "ScoreSens": abs_cis[worst],
@@ -589,12 +595,20 @@ def _psa_measurements(
             "ScoreRange": boot.score_range,
             "LabelDist": boot.label_dist[run.threshold],
         }
+        methods = {
+            "ScoreSens": f"joint {boot.score_sens_joint[worst].method}",
+            "ScoreDev": boot.score_dev.method,
+            "ScoreRange": boot.score_range.method,
+            "LabelDist": boot.label_dist[run.threshold].method,
+        }
     sens = abs(res.score_sens[worst])
-    out = measured(f"max |ScoreSens| (name {worst})", sens, bound, cis["ScoreSens"])
+    out = measured(f"max |ScoreSens| (name {worst})", sens, bound, cis["ScoreSens"],
+                   method=methods["ScoreSens"])
     for key, value in values.items():
         label = f"LabelDist at {run.threshold:g}" if key == "LabelDist" else key
         limit = bounds[key]
-        out += measured(label, value, limit, cis[key] if limit is not None else None)
+        out += measured(label, value, limit, cis[key] if limit is not None else None,
+                        method=methods[key])
     return out
 
 
@@ -611,6 +625,7 @@ def assert_scoresens_below(
     confidence: float | None = None,
     seed: int | None = None,
     show: int = DEFAULT_SHOWN,
+    ci_method: str = "studentized",
 ) -> None:
     """|ScoreSens(n)| <= `max_abs` for every name n (psa, section 2), and optionally
     ScoreDev <= `max_dev`, ScoreRange <= `max_range`, LabelDist(threshold) <=
@@ -619,11 +634,17 @@ def assert_scoresens_below(
     `corpus` is a `Corpus`, texts or `Anchor`s (see `pytest_fairness.psa`); each anchor is
     replaced by each name. `threshold` is in the model's score range (default the run's
     `--fairness-threshold`, mapped into it). With `confidence` (e.g. 0.95) each bound is
-    judged on a percentile-bootstrap interval over sentences (`seed` default: the run's
-    seed): the test fails only when the whole interval lies above the bound (for
-    |ScoreSens|, the interval of the worst name's |ScoreSens|), so a small corpus does not
-    fail on noise; the point estimates are reported beside. The inputs listed are the
-    (sentence, name) pairs with the largest |f(x_n) - f(x)|.
+    judged on a bootstrap interval over sentences (`seed` default: the run's seed): the
+    test fails only when the whole interval lies above the bound, so a small corpus does
+    not fail on noise; the point estimates are reported beside. `ci_method` picks the
+    interval (`metrics.bootstrap`): "studentized" (default, the symmetric bootstrap-t,
+    which keeps nominal coverage from 20 sentences on), "bca" or "percentile" (both
+    under-cover on small corpora: about 0.93 at nominal 0.95 on 40 sentences); LabelDist
+    gets BCa unless "percentile". The |ScoreSens| intervals hold for every name at once
+    (for percentile and BCa by Bonferroni), so with the names on the bound the test fails
+    with probability at most (1 - confidence) / 2. The judged measurement names the method
+    ("max |ScoreSens| (name X) (lower joint studentized CI end)"). The inputs listed are
+    the (sentence, name) pairs with the largest |f(x_n) - f(x)|.
     """
     __tracebackhide__ = True
     bound = check_bound(max_abs, "max_abs")
@@ -633,13 +654,14 @@ def assert_scoresens_below(
         "LabelDist": None if max_labeldist is None else check_bound(max_labeldist, "max_labeldist"),
     }
     conf = None if confidence is None else check_confidence(confidence)
+    ci = check_ci_method(ci_method, ("studentized", "bca", "percentile"), "ci_method")
     shown = check_show(show)
     m = coerce_model(model)
     run = _session_run(
         model, m, corpus, names, threshold=threshold, max_abs=bound,
         keep_scores=conf is not None, top_n=max(shown, 10), seed=seed,
     )
-    measurements = _psa_measurements(run, bound, extra_bounds, conf, seed)
+    measurements = _psa_measurements(run, bound, extra_bounds, conf, seed, ci)
     res = run.result
     result = FairnessResult(
         relation="score_sens",

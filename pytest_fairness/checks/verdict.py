@@ -8,10 +8,13 @@ bounded measurements does not hold, exactly as the built-in `assert_*` functions
 - the failure is a `FairnessViolation` (an `AssertionError`) whose message is a table of the
   measured values against their bounds and the worst discriminatory inputs (original ->
   perturbed, changed words marked ``[[like this]]``, both scores);
-- under ``--fairness-warn-only`` (or ``@pytest.mark.fairness(warn_only=True)``) it is a
-  `FairnessWarning` instead, and the report says WARN;
+- under ``--fairness-warn-only`` (or ``@pytest.mark.fairness(warn_only=True)``, or a
+  ``--fairness-gate`` without ``bounds``) it is a `FairnessWarning` instead, and the
+  report says WARN; inside a test marked ``xfail`` it is still raised, so a known failure
+  stays an expected failure (not a strict XPASS);
 - inside a Hypothesis ``@given`` test, ``hypothesis.target`` steers the search toward the
-  worst value and ``hypothesis.note`` attaches the table to the falsifying example.
+  worst value; a warned failure's table is attached with ``hypothesis.note`` (a raised
+  one is the exception's message already, printed once).
 
 Outside pytest, `record` does nothing and `assert_result` still raises.
 """
@@ -99,14 +102,17 @@ def measured(
     bound: float | None,
     ci: BootstrapCI | tuple[float, float] | None = None,
     op: Literal["<=", ">="] = "<=",
+    method: str | None = None,
 ) -> list[Measurement]:
     """A bounded measurement; with a confidence interval the verdict uses its lower end
     (upper end for ">="), so a test fails only when the whole interval is past the bound,
-    and the point estimate is reported beside it."""
+    and the point estimate is reported beside it. `method` names the interval's method in
+    the judged measurement ("<name> (lower studentized CI end)")."""
     if ci is None:
         return [Measurement(name, value, bound, op)]
     low, high = (ci.low, ci.high) if isinstance(ci, BootstrapCI) else ci
     edge, side = (low, "lower") if op == "<=" else (high, "upper")
+    side = f"{side} {method}" if method else side
     return [
         Measurement(name, value, None, op, ci=(low, high)),
         Measurement(f"{name} ({side} CI end)", edge, bound, op, ci=(low, high)),
@@ -122,7 +128,8 @@ def skipped_note(n: int, what: str) -> list[str]:
 
 
 def _hypothesis_feedback(relation: str, value: float | None, message: str | None) -> None:
-    """`target` the measured discrimination and `note` a failure, inside a Hypothesis test."""
+    """`target` the measured discrimination and `note` `message` (a warned failure: a
+    raised one carries its table in the exception), inside a Hypothesis test."""
     if "hypothesis" not in sys.modules:  # a test running Hypothesis has imported it
         return
     import hypothesis
@@ -171,28 +178,31 @@ def conclude(
 ) -> None:
     """Record `result`; then pass, warn (warn-only) or raise `FairnessViolation`.
 
+    Warn-only still raises inside a test marked as an expected failure (``xfail``), so a
+    known failure is reported as xfailed, not as an unexpected pass.
     `discrimination` is what Hypothesis maximises (larger: worse). `stacklevel` points the
     warning at the line that called the assertion."""
     __tracebackhide__ = True
     context.record(result.to_dict())
-    message = None
-    if not result.passed:
-        message = render_failure(
-            result,
-            statement=statement,
-            measure_name=measure_name,
-            shown=show,
-            notes=notes,
-            hint=hint,
-            inputs_title=inputs_title,
-        )
-    _hypothesis_feedback(result.relation, discrimination, message)
-    if message is None:
+    if result.passed:
+        _hypothesis_feedback(result.relation, discrimination, None)
         return
-    if context.current_settings().warn_only:
+    message = render_failure(
+        result,
+        statement=statement,
+        measure_name=measure_name,
+        shown=show,
+        notes=notes,
+        hint=hint,
+        inputs_title=inputs_title,
+    )
+    violation = FairnessViolation(message, result=result)
+    if context.current_settings().warn_only and not context.expected_failure(violation):
+        _hypothesis_feedback(result.relation, discrimination, message)
         warnings.warn(FairnessWarning(message, result), stacklevel=stacklevel)
         return
-    raise FairnessViolation(message, result=result)
+    _hypothesis_feedback(result.relation, discrimination, None)
+    raise violation
 
 
 def assert_result(

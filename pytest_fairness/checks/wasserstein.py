@@ -1,19 +1,30 @@
-"""Distances between score distributions (counterfactual-sentiment-bias, section 3).
+"""Distances and gaps between score distributions (counterfactual-sentiment-bias, section 3).
 
-`assert_wasserstein_below` bounds W1 between two samples of scores, or between every
-group's scores and the pooled scores of all groups (the terms of Total Group Fairness).
+`assert_wasserstein_below` bounds W1 between two samples of scores, between every group's
+scores and the pooled scores of all groups (the terms of Total Group Fairness), or between
+every two groups. `assert_paired_gap_below` bounds the signed mean gap between two groups
+measured on the same units (counterfactual pairs, template cells), which an unpaired
+distance cannot see when the units differ more than the groups do.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
+from itertools import combinations
 from typing import Any
 
 import numpy as np
 
 from ..errors import ConfigurationError
-from ..metrics.bootstrap import bootstrap_wasserstein
-from ..metrics.validation import check_confidence
+from ..metrics.bootstrap import (
+    BootstrapCI,
+    bootstrap_group_wasserstein,
+    bootstrap_paired_gap,
+    bootstrap_wasserstein,
+)
+from ..metrics.paired import paired_gap
+from ..metrics.validation import check_ci_method, check_confidence
 from ..metrics.wasserstein import wasserstein
 from ..results import FairnessResult, Measurement
 from .verdict import (
@@ -25,8 +36,12 @@ from .verdict import (
 )
 
 __all__ = [
+    "assert_paired_gap_below",
     "assert_wasserstein_below",
 ]
+
+#: What the mapping form of `assert_wasserstein_below` compares.
+AGAINST = ("pool", "pairs")
 
 
 def _scores_1d(values: object, name: str) -> Any:
@@ -36,6 +51,14 @@ def _scores_1d(values: object, name: str) -> Any:
     return arr
 
 
+def _interval_note(conf: float, method: str, what: str) -> str:
+    return (
+        f"judged on the lower end of the {conf:.0%} {method} bootstrap interval "
+        f"({N_RESAMPLES} resamples {what}): the test fails when the statistic is at its "
+        f"bound with probability {(1 - conf) / 2:.3g}"
+    )
+
+
 def assert_wasserstein_below(
     scores_a: object,
     scores_b: object = None,
@@ -43,58 +66,228 @@ def assert_wasserstein_below(
     *,
     confidence: float | None = None,
     seed: int | None = None,
+    against: str = "pool",
+    ci_method: str = "directional",
 ) -> None:
-    """W1(P_a, P_b) <= `max_w1` (counterfactual-sentiment-bias, section 3, eq. 1: for
-    scores in [0, 1] W1 is the average demographic disparity over thresholds).
+    """W1 between score distributions <= `max_w1` (counterfactual-sentiment-bias, section
+    3, eq. 1: for scores in [0, 1], W1 is the gap in positive rates averaged over every
+    decision threshold).
 
-    Pass two samples of scores, or one mapping group -> scores: then every group's W1 to
-    the pooled scores of all groups must be within the bound (the terms of Total Group
-    Fairness, eq. 4, whose sum is reported). With `confidence` the verdict uses the
-    bootstrap interval's lower end (each sample resampled on its own): the test fails
-    only when the whole interval lies above the bound.
+    Two samples: W1(a, b), measured as "W1(a, b)". One mapping group -> scores: by default
+    (`against="pool"`) every group's W1 to the pooled scores of all groups, measured as
+    "W1(<group>, pool)" (the terms of Total Group Fairness, eq. 4; their sum is recorded
+    too). That is a different statistic from W1 between two groups and the same bound
+    means something else for it: the pool contains the group, so for two groups
+    W1(a, pool) = n_b / (n_a + n_b) * W1(a, b), half the pairwise distance at equal sizes.
+    `against="pairs"` bounds W1 between every two groups instead, "W1(<g>, <h>)", where
+    `max_w1` means what it means for two samples.
+
+    With `confidence` (e.g. 0.95) each W1 is judged on the lower end of a bootstrap
+    interval (`ci_method`, default "directional"; see `metrics.bootstrap`): the plug-in W1
+    is above 0 even for two samples of one distribution, and so are its bootstrap copies,
+    so percentile ("percentile") and BCa ("bca") intervals lie above a true 0; the
+    directional bootstrap bounds W1's error instead, and the lower end is 0 unless a
+    permutation test rejects "one distribution" at level (1 - confidence) / 2. A test then
+    fails with probability at most (1 - confidence) / 2 when W1 is at the bound, and on
+    identical distributions whatever the bound. The groups are resampled each on its own,
+    the pool rebuilt from them. These rates are simulated for 100 scores per group
+    (`tests/checks/test_statistics.py`); with fewer scores the intervals are wide and err
+    on the side of passing. The failure message says which interval was used.
     """
     __tracebackhide__ = True
     if max_w1 is None:
         raise ConfigurationError("pass max_w1=<the largest Wasserstein-1 distance allowed>")
     bound = check_bound(max_w1, "max_w1")
     conf = None if confidence is None else check_confidence(confidence)
+    method = check_ci_method(ci_method, ("directional", "bca", "percentile"), "ci_method")
+    if against not in AGAINST:
+        raise ConfigurationError(
+            f"against must be 'pool' (each group's W1 to the pooled scores) or 'pairs' (W1 "
+            f"between every two groups), got {against!r}"
+        )
     rng_seed = run_seed(seed)
+    pool_form = False
     if isinstance(scores_a, Mapping):
         if scores_b is not None:
             raise ConfigurationError("pass a mapping group -> scores, or two samples, not both")
         if len(scores_a) < 2:
             raise ConfigurationError("a mapping of groups needs at least two groups to compare")
         groups = {str(g): _scores_1d(v, f"scores of group {g!r}") for g, v in scores_a.items()}
-        pooled = np.concatenate(list(groups.values()))
-        pairs = {f"W1({g}, all)": (v, pooled) for g, v in groups.items()}
+        pool_form = against == "pool"
+        if pool_form:
+            pooled = np.concatenate(list(groups.values()))
+            pairs = {f"W1({g}, pool)": (v, pooled) for g, v in groups.items()}
+        else:
+            pairs = {
+                f"W1({g}, {h})": (groups[g], groups[h]) for g, h in combinations(groups, 2)
+            }
+        n_inputs = sum(len(v) for v in groups.values())
     else:
         a = _scores_1d(scores_a, "scores_a")
         b = _scores_1d(scores_b, "scores_b")
         pairs = {"W1(a, b)": (a, b)}
+        n_inputs = len(a) + len(b)
+    values = {name: wasserstein(x, y) for name, (x, y) in pairs.items()}
+    cis: dict[str, BootstrapCI | None] = dict.fromkeys(pairs)
+    if conf is not None:
+        options: dict[str, Any] = {
+            "n_resamples": N_RESAMPLES, "confidence": conf, "seed": rng_seed, "method": method
+        }
+        if pool_form:
+            by_group = bootstrap_group_wasserstein(groups, **options)
+            cis = {f"W1({g}, pool)": ci for g, ci in by_group.items()}
+        else:
+            cis = {name: bootstrap_wasserstein(x, y, **options) for name, (x, y) in pairs.items()}
     measurements: list[Measurement] = []
-    values = {}
-    for name, (x, y) in pairs.items():
-        values[name] = wasserstein(x, y)
-        ci = None
-        if conf is not None:
-            ci = bootstrap_wasserstein(
-                x, y, n_resamples=N_RESAMPLES, confidence=conf, seed=rng_seed
-            )
-        measurements += measured(name, values[name], bound, ci)
-    if len(pairs) > 1:
-        measurements.append(Measurement("total group fairness (sum)", sum(values.values())))
+    for name, value in values.items():
+        measurements += measured(name, value, bound, cis[name], method=method if conf else None)
+    if pool_form:
+        measurements.append(
+            Measurement("total group fairness (sum of W1(g, pool))", sum(values.values()))
+        )
+    notes = []
+    if pool_form:
+        notes.append(
+            "W1(g, pool) is each group's distance to the pooled scores of all groups (Total "
+            "Group Fairness terms, eq. 4), smaller than the distance between groups: for two "
+            "groups of equal size, half of it; against='pairs' bounds W1 between every two "
+            "groups."
+        )
+    p_values = {name: ci.p_value for name, ci in cis.items() if ci is not None}
+    if conf is not None:
+        what = "of each group, the pool rebuilt from them" if pool_form else "of each sample"
+        notes.append(
+            _interval_note(conf, method, what) + "; the lower end is 0 unless a permutation "
+            f"test rejects one distribution at level {(1 - conf) / 2:.3g} (p: "
+            + ", ".join(f"{n} {p:.3g}" for n, p in p_values.items() if p is not None) + ")."
+        )
     result = FairnessResult(
         relation="wasserstein",
         passed=all(x.holds for x in measurements),
         measurements=tuple(measurements),
-        n_inputs=sum(len(x) for x, _ in pairs.values()) if len(pairs) > 1 else
-        sum(len(v) for v in pairs["W1(a, b)"]),
-        extra={"w1": values},
+        n_inputs=n_inputs,
+        extra={
+            "w1": values,
+            "statistic": "group_to_pool" if pool_form else "pairwise",
+            **({"confidence": {"level": conf, "method": method, "n_resamples": N_RESAMPLES,
+                               "permutation_p": p_values}} if conf is not None else {}),
+        },
+    )
+    if pool_form:
+        statement = (
+            f"each group's W1 to the pooled scores of all groups must be <= {bound:g} "
+            "(Total Group Fairness terms; counterfactual-sentiment-bias, section 3, eq. 4)"
+        )
+    else:
+        statement = (
+            f"score distributions must be within W1 <= {bound:g} "
+            "(counterfactual-sentiment-bias, section 3)"
+        )
+    conclude(
+        result,
+        statement=statement,
+        measure_name="W1",
+        discrimination=max(values.values()),
+        notes=notes,
+    )
+
+
+def _abs_interval(low: float, high: float) -> tuple[float, float]:
+    """The interval of |X| from that of X."""
+    if low >= 0:
+        return low, high
+    if high <= 0:
+        return -high, -low
+    return 0.0, max(-low, high)
+
+
+def _group_names(names: Sequence[str]) -> tuple[str, str]:
+    if isinstance(names, str) or len(names) != 2:
+        raise ConfigurationError(
+            f"names must be the two groups' names, e.g. ('female', 'male'), got {names!r}"
+        )
+    a, b = (str(n) for n in names)
+    if not a or not b or a == b:
+        raise ConfigurationError(f"names must be two different non-empty names, got {names!r}")
+    return a, b
+
+
+def assert_paired_gap_below(
+    scores_a: object,
+    scores_b: object,
+    max_gap: float,
+    *,
+    confidence: float | None = None,
+    seed: int | None = None,
+    ci_method: str = "studentized",
+    names: Sequence[str] = ("a", "b"),
+) -> None:
+    """|mean over pairs of (score_a - score_b)| <= `max_gap`, for paired scores.
+
+    `scores_a[i]` and `scores_b[i]` belong to the same unit: a counterfactual pair (the
+    same sentence with each group's term), or a template cell filled with each group's
+    term (counterfactual-sentiment-bias, section 3), as one score each or as several
+    (continuations sampled per cell, averaged per cell first). The gap is signed
+    (positive: group a scores higher) and reported as "gap a - b", with how many pairs
+    have each sign and the sign test's p-value; `names` labels the groups.
+
+    Pairing is what an unpaired comparison lacks: when templates differ more than the
+    groups do, W1 between the pooled scores (`assert_wasserstein_below`) stays small even
+    if group a scores higher in every single template. With `confidence` (e.g. 0.95) the
+    verdict uses the bootstrap interval of the mean gap over pairs (`ci_method`, default
+    "studentized", the symmetric bootstrap-t; "bca" and "percentile" also): the test fails
+    only when the whole interval lies outside [-max_gap, max_gap], with probability at
+    most (1 - confidence) / 2 when the gap is at the bound. Meant for 20 or more pairs.
+    """
+    __tracebackhide__ = True
+    bound = check_bound(max_gap, "max_gap")
+    conf = None if confidence is None else check_confidence(confidence)
+    method = check_ci_method(ci_method, ("studentized", "bca", "percentile"), "ci_method")
+    name_a, name_b = _group_names(names)
+    found = paired_gap(scores_a, scores_b)
+    label = f"gap {name_a} - {name_b}"
+    measurements: list[Measurement] = []
+    if conf is None:
+        measurements.append(Measurement(f"{label} (mean over {found.n_pairs} pairs)", found.gap))
+        measurements.append(Measurement(f"|{label}|", abs(found.gap), bound))
+    else:
+        ci = bootstrap_paired_gap(
+            scores_a, scores_b, n_resamples=N_RESAMPLES, confidence=conf,
+            seed=run_seed(seed), method=method,
+        )
+        measurements.append(
+            Measurement(f"{label} (mean over {found.n_pairs} pairs)", found.gap, None,
+                        ci=(ci.low, ci.high))
+        )
+        measurements += measured(
+            f"|{label}|", abs(found.gap), bound, _abs_interval(ci.low, ci.high), method=method
+        )
+    notes = [
+        f"{found.n_positive} of {found.n_pairs} pairs score higher for {name_a}, "
+        f"{found.n_negative} for {name_b} (sign test p = {found.sign_test_p:.3g})."
+    ]
+    if conf is not None:
+        notes.append(_interval_note(conf, method, "of the pairs") + ".")
+    summary = found.to_dict()
+    summary.pop("per_pair")
+    result = FairnessResult(
+        relation="paired_gap",
+        passed=all(x.holds for x in measurements),
+        measurements=tuple(measurements),
+        n_inputs=found.n_pairs,
+        extra={
+            **summary,
+            "names": [name_a, name_b],
+            **({"confidence": {"level": conf, "method": method, "n_resamples": N_RESAMPLES}}
+               if conf is not None else {}),
+        },
     )
     conclude(
         result,
-        statement=f"score distributions must be within W1 <= {bound:g} "
-        "(counterfactual-sentiment-bias, section 3)",
-        measure_name="W1",
-        discrimination=max(values.values()),
+        statement=f"paired scores of {name_a} and {name_b} must be within |mean gap| <= "
+        f"{bound:g} (gap {name_a} - {name_b} per unit; counterfactual-sentiment-bias, "
+        "section 3)",
+        measure_name="gap",
+        discrimination=abs(found.gap) if math.isfinite(found.gap) else None,
+        notes=notes,
     )

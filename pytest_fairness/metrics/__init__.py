@@ -12,7 +12,9 @@
 | lexical | cross-geographic-toxicity-bias, section 3 |
 | sensitivity | accumulated-prediction-sensitivity, sections 3 and 6.3-6.5 (P1-P5, results) |
 | generation | counterfactual-sentiment-bias-language-models, section 3 (eqs. 3, 4) |
-| bootstrap | percentile bootstrap confidence intervals for the above |
+| paired | signed mean gap between paired scores (counterfactual-sentiment-bias, section 3) |
+| bootstrap | confidence intervals for the above: percentile, BCa, studentized, directional |
+| permutation | permutation tests of "one distribution" by W1 |
 
 Nothing here imports pytest or a model library; invalid arguments raise
 `pytest_fairness.ConfigurationError` (a `ValueError`). What calls models lives elsewhere:
@@ -28,6 +30,9 @@ from .bootstrap import (
     PSABootstrap,
     bootstrap_ci,
     bootstrap_counterfactual,
+    bootstrap_group_wasserstein,
+    bootstrap_mean,
+    bootstrap_paired_gap,
     bootstrap_psa,
     bootstrap_wasserstein,
 )
@@ -54,6 +59,12 @@ from .lexical import (
     kmeans,
     log_odds_dirichlet,
     term_sensitivity_clusters,
+)
+from .paired import PairedGapResult, paired_gap, sign_test
+from .permutation import (
+    PermutationTest,
+    permutation_test_group_wasserstein,
+    permutation_test_wasserstein,
 )
 from .psa import (
     PSAAccumulator,
@@ -107,6 +118,8 @@ __all__ = [
     "PSAAccumulator",
     "PSABootstrap",
     "PSAResult",
+    "PairedGapResult",
+    "PermutationTest",
     "PromptSamples",
     "SensitivityResult",
     "TemplateBias",
@@ -122,6 +135,9 @@ __all__ = [
     "biased_term_candidates",
     "bootstrap_ci",
     "bootstrap_counterfactual",
+    "bootstrap_group_wasserstein",
+    "bootstrap_mean",
+    "bootstrap_paired_gap",
     "bootstrap_psa",
     "bootstrap_wasserstein",
     "certificate",
@@ -139,9 +155,13 @@ __all__ = [
     "max_log_ratio",
     "min_eps_at_k",
     "mitigation_curve",
+    "paired_gap",
     "pairwise_log_ratio",
+    "permutation_test_group_wasserstein",
+    "permutation_test_wasserstein",
     "predicted_labels",
     "psa_from_scores",
+    "sign_test",
     "smoothed_group",
     "smoothed_output",
     "smoothing_weights",

@@ -5,22 +5,36 @@ Media" (shared/papers/cross-geographic-toxicity-bias.txt), section 5.2. With D_g
 examples of the subgroup (those containing the term), "background" the rest, and + / -
 the toxic / non-toxic labels:
 
-1. Subgroup AUC: AUC on D_g^- u D_g^+.
-2. BPSN AUC (background positive, subgroup negative): AUC on D_bg^+ u D_g^-.
-3. BNSP AUC (background negative, subgroup positive): AUC on D_bg^- u D_g^+.
+1. Subgroup AUC: AUC on D_g^- u D_g^+. Low: inside the subgroup the model separates toxic
+   from non-toxic examples poorly.
+2. BPSN AUC (background positive, subgroup negative): AUC on D_bg^+ u D_g^-. Low: the
+   subgroup's non-toxic examples score like the toxic ones elsewhere (false positives:
+   the identity term itself is treated as toxic).
+3. BNSP AUC (background negative, subgroup positive): AUC on D_bg^- u D_g^+. Low: the
+   subgroup's toxic examples score like the non-toxic ones elsewhere (false negatives:
+   the model misses hostility about the subgroup).
 4. AEG+ / AEG- (Average Equality Gap, Borkan et al. section 3.3): how the subgroup's
    positive (negative) scores compare with the background's positive (negative) scores,
    in [-1/2, 1/2], 0 meaning no gap.
 
 Every AUC is the normalised Mann-Whitney U: P(score of a positive > score of a negative),
-ties counting 1/2. Sign of AEG: AEG = MWU(D_g, D_bg) / (|D_g| |D_bg|) - 1/2, positive when
-the subgroup's examples score higher than the background's (the reading of section 5.4,
-"the high AEG+/- of clusters C0 and C2 indicates that both clusters, on average, score
-higher than background examples").
+ties counting 1/2.
+
+Sign of AEG. Here AEG = MWU(D_g, D_bg) / (|D_g| |D_bg|) - 1/2 within each class, so
+**AEG > 0 when the subgroup's examples score higher than the background's** (AEG+ > 0: its
+toxic examples look more toxic; AEG- > 0: its non-toxic examples look more toxic, the
+false-positive bias). This follows the conversationai reference code
+(``compute_positive_aeg`` / ``compute_negative_aeg`` in unintended-ml-bias-analysis,
+``model_bias_analysis.py``: 0.5 - MWU(background, subgroup)) and the reading of section
+5.4 ("the high AEG+/- of clusters C0 and C2 indicates that both clusters, on average,
+score higher than background examples"). It is the negative of Borkan et al.'s equation 4
+as usually quoted (AEG = 1/2 - MWU(D_g, D_bg) / (|D_g| |D_bg|), positive when the
+subgroup scores lower): flip one sign before comparing figures across the conventions.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -28,7 +42,20 @@ import numpy as np
 from ..errors import ConfigurationError
 from .validation import BoolArray, FloatArray, as_float_array
 
-__all__ = ["bias_aucs", "mann_whitney_auc"]
+__all__ = [
+    "AEG_SIGN",
+    "as_mask",
+    "bias_aucs",
+    "mann_whitney_auc",
+    "misranked_share",
+    "subgroup_bias_aucs",
+]
+
+#: The sign convention of AEG, in words (for reports and messages).
+AEG_SIGN = (
+    "AEG > 0 when the subgroup scores higher than the background (conversationai "
+    "reference code; the negative of Borkan et al.'s equation 4 as usually quoted)"
+)
 
 
 def _midranks(values: FloatArray) -> FloatArray:
@@ -59,7 +86,9 @@ def mann_whitney_auc(positive_scores: Any, negative_scores: Any) -> float:
     return float(u / (nx * ny))
 
 
-def _bool_vector(values: Any, name: str, n: int) -> BoolArray:
+def as_mask(values: Any, name: str, n: int) -> BoolArray:
+    """`values` (booleans or 0/1) as a boolean vector of length `n`; `ConfigurationError`
+    naming `name` on another shape or value."""
     arr = np.asarray(values)
     if arr.ndim != 1 or arr.shape[0] != n:
         raise ConfigurationError(f"{name} must have shape ({n},), got {arr.shape}")
@@ -84,13 +113,17 @@ def bias_aucs(scores: Any, labels: Any, in_subgroup: Any) -> dict[str, float]:
         in_subgroup: 1/True for examples containing the subgroup term, shape (n,).
 
     Returns a dict with keys subgroup_auc, bpsn_auc, bnsp_auc, aeg_positive, aeg_negative.
+    The AEGs are P(subgroup score > background score) - 1/2 within the toxic (positive)
+    and non-toxic (negative) examples: > 0 when the subgroup scores higher (`AEG_SIGN`:
+    the conversationai reference code's sign, the negative of Borkan et al.'s equation 4
+    as usually quoted).
     Raises ValueError naming the population that is empty (each metric needs subgroup
     and background examples of both labels).
     """
     s = as_float_array(scores, "scores", ndim=1)
     n = s.shape[0]
-    y = _bool_vector(labels, "labels", n)
-    g = _bool_vector(in_subgroup, "in_subgroup", n)
+    y = as_mask(labels, "labels", n)
+    g = as_mask(in_subgroup, "in_subgroup", n)
     populations = {
         "subgroup positive": s[g & y],
         "subgroup negative": s[g & ~y],
@@ -114,3 +147,52 @@ def bias_aucs(scores: Any, labels: Any, in_subgroup: Any) -> dict[str, float]:
         "aeg_positive": mann_whitney_auc(sub_pos, bg_pos) - 0.5,
         "aeg_negative": mann_whitney_auc(sub_neg, bg_neg) - 0.5,
     }
+
+
+def subgroup_bias_aucs(
+    scores: Any, labels: Any, subgroups: Mapping[str, Any]
+) -> dict[str, dict[str, float]]:
+    """`bias_aucs` of every subgroup: name -> its five metrics (cross-geographic, 5.2).
+
+    `subgroups` maps each subgroup's name to its mask over the examples (1/True for the
+    examples that mention it, shape (n,)); masks may overlap, and each subgroup's
+    background is every example outside its own mask, as in Borkan et al. Raises
+    `ConfigurationError` naming the subgroup whose populations are incomplete.
+    """
+    if not isinstance(subgroups, Mapping) or not subgroups:
+        raise ConfigurationError(
+            "subgroups must be a non-empty mapping of subgroup name -> mask over the "
+            f"examples, got {type(subgroups).__name__}"
+        )
+    out: dict[str, dict[str, float]] = {}
+    for name, mask in subgroups.items():
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigurationError(f"subgroup names must be non-empty strings, got {name!r}")
+        try:
+            out[name] = bias_aucs(scores, labels, mask)
+        except ConfigurationError as exc:
+            raise ConfigurationError(
+                f"subgroup {name!r}: {exc}; drop the subgroup or add examples"
+            ) from None
+    return out
+
+
+def misranked_share(examples: Any, others: Any, *, examples_positive: bool) -> FloatArray:
+    """For each score of `examples`, the share of `others` (the other class) it is ranked
+    wrongly against, ties counting 1/2.
+
+    With `examples_positive` (toxic examples against non-toxic others) an other scoring
+    above the example is wrong; otherwise (non-toxic examples against toxic others) one
+    scoring below it is. The mean over `examples` is 1 - AUC of the two populations
+    (Mann-Whitney, as in `mann_whitney_auc`), so each value is the example's part of the
+    AUC's shortfall: what makes it a discriminatory input of a low BPSN AUC (a non-toxic
+    subgroup example against the background's toxic ones) or BNSP AUC (a toxic subgroup
+    example against the background's non-toxic ones).
+    """
+    x = as_float_array(examples, "examples", ndim=1, allow_empty=True)
+    y = np.sort(as_float_array(others, "others", ndim=1))
+    below = np.searchsorted(y, x, side="left")
+    not_above = np.searchsorted(y, x, side="right")
+    ties = not_above - below
+    wrong = y.shape[0] - not_above if examples_positive else below
+    return np.asarray((wrong + 0.5 * ties) / y.shape[0], dtype=np.float64)

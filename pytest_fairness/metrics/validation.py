@@ -119,3 +119,16 @@ def clean_float(value: float) -> float | None:
     """A JSON-safe float: NaN and infinities become None."""
     v = float(value)
     return v if math.isfinite(v) else None
+
+
+#: The confidence-interval methods of `metrics.bootstrap`, each for the statistics it serves.
+CI_METHODS = ("percentile", "bca", "studentized", "directional")
+
+
+def check_ci_method(method: str, allowed: Sequence[str] = CI_METHODS, what: str = "method") -> str:
+    """One of `allowed` (a subset of `CI_METHODS`), else a ConfigurationError naming them."""
+    if not isinstance(method, str) or method not in allowed:
+        raise ConfigurationError(
+            f"{what} must be one of {', '.join(repr(m) for m in allowed)} here, got {method!r}"
+        )
+    return method

@@ -194,3 +194,36 @@ def total_group_fairness(
     )
     per_group = {k: wasserstein(v, whole) for k, v in arrays.items()}
     return GroupFairnessResult(value=float(sum(per_group.values())), per_group=per_group)
+
+
+class _Grid:
+    """The empirical CDFs of several samples on one grid: the pooled distinct values.
+
+    Between two consecutive pooled values every empirical CDF is constant, so any W1 (or
+    integral of |a combination of CDFs|) is `widths @ |combination at left|`. `index[h][k]`
+    counts the values of sample h at or below `left[k]`, so a resample given as counts per
+    sorted value has CDF `cumsum(counts)[index - 1] / n` there, and a permutation of the
+    pooled values has CDF `cumsum(labels == h)[position] / n_h` at `position[k]`. Shared by
+    the bootstrap and permutation tests of `metrics.bootstrap` and `metrics.permutation`.
+    """
+
+    def __init__(self, samples: Sequence[FloatArray]) -> None:
+        self.sorted = [np.sort(s) for s in samples]
+        self.sizes = [int(s.shape[0]) for s in self.sorted]
+        self.pooled = np.sort(np.concatenate(self.sorted))
+        steps = np.diff(self.pooled)
+        keep = steps > 0
+        self.left = self.pooled[:-1][keep]
+        self.widths = steps[keep]
+        self.position = np.flatnonzero(keep)
+        """Index in `pooled` of the last value at or below each `left`."""
+        self.index = [np.searchsorted(s, self.left, side="right") for s in self.sorted]
+        self.cdfs = [i / n for i, n in zip(self.index, self.sizes, strict=True)]
+
+    def resampled_cdf(self, h: int, counts: FloatArray) -> FloatArray:
+        """The CDF of sample `h` resampled with `counts` (rows: resamples; columns: the
+        sorted values of the sample) on the grid, one row per resample."""
+        cum = np.cumsum(counts, axis=1)
+        padded = np.concatenate([np.zeros((counts.shape[0], 1)), cum], axis=1)
+        out: FloatArray = padded[:, self.index[h]] / self.sizes[h]
+        return out

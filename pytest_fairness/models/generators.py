@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..errors import ConfigurationError, ModelCallError, ModelOutputError
 from ..metrics.validation import check_positive_int
+from ..runtime.progress import Advance, progress
 from ..runtime.stack import on_fresh_stack
 from ..runtime.threads import torch_threads
 from .defaults import run_settings
@@ -55,25 +56,37 @@ def sample_continuations(
     prompt (`ModelOutputError` otherwise; an exception of the generator becomes
     `ModelCallError`). Through the generator's `generate_many(prompts, n, seed)` for the
     prompts that share a seed when it has one (`HFGenerator` batches them), else one call
-    `generator(prompt, n, seed)` per prompt."""
+    `generator(prompt, n, seed)` per prompt. Reports its progress in samples (under
+    pytest, a live line or a final line; `HFGenerator` reports each of its batches)."""
     many = getattr(generator, "generate_many", None)
-    if not callable(many):
-        return [_sample(generator, prompt, n, s) for prompt, s in prompts]
-    by_seed: dict[int, list[int]] = {}
-    for k, (_, s) in enumerate(prompts):
-        by_seed.setdefault(s, []).append(k)
-    out: list[list[str]] = [[] for _ in prompts]
-    for s, indices in by_seed.items():
-        texts = [prompts[k][0] for k in indices]
-        got = _call(functools.partial(many, texts, n, s), texts[0] if len(texts) == 1 else texts)
-        if isinstance(got, str) or not isinstance(got, Sequence) or len(got) != len(texts):
-            raise ModelOutputError(
-                f"the generator's generate_many returned {type(got).__name__} for "
-                f"{len(texts)} prompts; it must return one list of n continuations per prompt"
-            )
-        for k, prompt, items in zip(indices, texts, got, strict=True):
-            out[k] = _check_samples(items, prompt, n)
-    return out
+    with progress(len(prompts) * n, "generating continuations", unit="samples",
+                  count_nested=True) as advance:
+        if not callable(many):
+            samples = []
+            for prompt, s in prompts:
+                samples.append(_sample(generator, prompt, n, s))
+                advance(n)
+            return samples
+        by_seed: dict[int, list[int]] = {}
+        for k, (_, s) in enumerate(prompts):
+            by_seed.setdefault(s, []).append(k)
+        out: list[list[str]] = [[] for _ in prompts]
+        done = 0
+        for s, indices in by_seed.items():
+            texts = [prompts[k][0] for k in indices]
+            got = _call(functools.partial(many, texts, n, s),
+                        texts[0] if len(texts) == 1 else texts)
+            if isinstance(got, str) or not isinstance(got, Sequence) or len(got) != len(texts):
+                raise ModelOutputError(
+                    f"the generator's generate_many returned {type(got).__name__} for "
+                    f"{len(texts)} prompts; it must return one list of n continuations per "
+                    "prompt"
+                )
+            for k, prompt, items in zip(indices, texts, got, strict=True):
+                out[k] = _check_samples(items, prompt, n)
+            done += len(texts) * n
+            advance.to(done)  # what the generator did not report itself
+        return out
 
 
 def _call(run: Any, prompt: object) -> Any:
@@ -203,7 +216,9 @@ class HFGenerator:
 
         device = device_of(self.model)
         encoder_decoder = bool(getattr(self.model.config, "is_encoder_decoder", False))
-        with torch.no_grad(), eval_mode(self.model):
+        with torch.no_grad(), eval_mode(self.model), progress(
+            len(rows), f"generating with {type(self.model).__name__}", unit="samples"
+        ) as advance:
             for start in range(0, len(rows), size):
                 chunk = rows[start : start + size]
                 input_ids, attention = _pad(
@@ -217,16 +232,18 @@ class HFGenerator:
                     self.top_k,
                     self.top_p,
                 )
+                step = len(chunk) / self.max_new_tokens  # per decoding step
                 generated = self.model.generate(
                     input_ids=input_ids.to(device),
                     attention_mask=attention.to(device),
                     generation_config=config,
-                    logits_processor=LogitsProcessorList([sampler]),
+                    logits_processor=LogitsProcessorList([sampler, _Steps(advance, step)]),
                 )
                 new = generated if encoder_decoder else generated[:, input_ids.shape[1] :]
                 decoded = self.tokenizer.batch_decode(new, skip_special_tokens=True)
                 for (j, _), text in zip(chunk, decoded, strict=True):
                     out[j].append(self._finish(text))
+                advance.to(start + len(chunk))  # the steps a batch that stopped early skipped
 
     def _encode(self, prompt: str) -> list[int]:
         ids = self.tokenizer(prompt)["input_ids"]
@@ -280,6 +297,19 @@ def _pad(rows: list[list[int]], pad_id: int, right: bool) -> tuple[torch.Tensor,
         ids[k, span] = torch.tensor(row, dtype=torch.long)
         mask[k, span] = 1
     return ids, mask
+
+
+class _Steps:
+    """A logits processor that only reports progress: `step` samples' worth (a batch
+    over its token budget) each decoding step; the scores pass unchanged."""
+
+    def __init__(self, advance: Advance, step: float) -> None:
+        self.advance = advance
+        self.step = step
+
+    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        self.advance(self.step)
+        return scores
 
 
 class _SeededSampler:

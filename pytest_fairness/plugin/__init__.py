@@ -7,7 +7,8 @@ Where the rest lives:
   report files, the summary);
 - `fixtures`: `fairness_settings`, `fairness_model`, `fairness_corpus`, `fairness_graph`;
 - `xdist` and `schedule`: the slowest-first order of pytest-xdist workers;
-- `terminal`: the live progress line; `loading`: model and corpus sources.
+- `terminal`: progress lines that leave pytest's rows whole; `loading`: model and corpus
+  sources.
 
 Everything that computes lives in modules that import no pytest. Disable the plugin with
 `-p no:fairness`.

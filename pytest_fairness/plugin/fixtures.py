@@ -43,11 +43,13 @@ def _fail_unconfigured(name: str, opt: str, example: str, override: str) -> NoRe
 
 
 def _configured(call: Callable[[], Any]) -> Any:
-    """`call()`, a `ConfigurationError` it raises failing the test with its message only."""
+    """`call()`, a `ConfigurationError` it raises failing the test with its message only
+    (once: not chained to the error it replaces)."""
     try:
         return call()
     except ConfigurationError as exc:
-        pytest.fail(str(exc), pytrace=False)
+        message = str(exc)
+    pytest.fail(message, pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -55,7 +57,8 @@ def fairness_settings(pytestconfig: pytest.Config) -> Settings:
     """The run's effective `--fairness-*` settings (a frozen `Settings`).
 
     Each field comes from its command-line option, else its `fairness_*` ini key, else
-    its default. A test's `@pytest.mark.fairness(...)` keywords apply to what the checks
+    its default. A test's `@pytest.mark.fairness(...)` keywords, and a `--fairness-gate`
+    that leaves bounds out (every test then runs warn-only), apply to what the checks
     read while that test runs (`pytest_fairness.context.current_settings()`), not to this
     run-wide value.
     """

@@ -44,9 +44,10 @@ def load_object(spec: str, *, what: str, rootdir: Path) -> Any:
     obj: Any = module
     for part in attribute.split("."):
         if not hasattr(obj, part):
+            where = f"file '{target}'" if _is_file(target) else f"module '{target}'"
             raise ConfigurationError(
-                f"fairness {what} source '{spec}': module '{module.__name__}' has no "
-                f"attribute '{attribute}'"
+                f"fairness {what} source '{spec}': {where} has no attribute '{attribute}'"
+                + _defined_names(obj)
             )
         obj = getattr(obj, part)
     if call:
@@ -67,8 +68,29 @@ def resolve_path(spec: str, rootdir: Path) -> Path:
     return path if path.is_absolute() else rootdir / path
 
 
+def _is_file(target: str) -> bool:
+    """Whether the part before ':' names a file (`path/to/file.py`), not a module."""
+    return target.endswith(".py") or "/" in target or "\\" in target
+
+
+def _defined_names(obj: object, limit: int = 12) -> str:
+    """'; it defines: a, b, c' with the public names of the module `obj` (its own, not
+    what it imported), for an error message; '' when there are none."""
+    if not isinstance(obj, ModuleType):
+        return ""
+    names = sorted(
+        name for name, value in vars(obj).items()
+        if not name.startswith("_") and not isinstance(value, ModuleType)
+        and getattr(value, "__module__", obj.__name__) == obj.__name__
+    )
+    if not names:
+        return ""
+    shown = ", ".join(names[:limit]) + (", ..." if len(names) > limit else "")
+    return f"; it defines: {shown}"
+
+
 def _import(target: str, *, what: str, rootdir: Path) -> ModuleType:
-    if target.endswith(".py") or "/" in target or "\\" in target:
+    if _is_file(target):
         path = resolve_path(target, rootdir)
         if not path.is_file():
             raise ConfigurationError(f"fairness {what} source: file '{path}' does not exist")

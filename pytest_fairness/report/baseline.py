@@ -65,6 +65,8 @@ def compare(
     for `>=`/`>`. A metric is 'regressed' when it got worse by more than the tolerance,
     'improved' when it got better by more than the tolerance; metrics only in the run are
     'new', only in the baseline 'missing' (a deselected test is not a regression).
+    `warn_only`: regressions are reported without failing the run (`Comparison.failed`
+    stays False; the plugin passes it when `--fairness-gate` leaves regressions out).
     """
     doc = check_document(dict(baseline), BASELINE_KIND, source)
     base: dict[tuple[str, str, str], tuple[str, float | None]] = {}

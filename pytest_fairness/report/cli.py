@@ -1,7 +1,7 @@
-"""`python -m pytest_fairness.report fairness.json [--html out.html]`: the summary again.
+"""`python -m pytest_fairness.report DIR [--html out.html]`: the summary again.
 
-Rebuilds the terminal summary (and the HTML page) from a saved `fairness.json` without
-rerunning the model.
+Rebuilds the terminal summary (and the HTML page) from a saved `fairness.json` (or the
+report directory that holds it) without rerunning the model.
 """
 
 from __future__ import annotations
@@ -9,18 +9,33 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from .jsondoc import load_json
+from .jsondoc import JSON_NAME, load_json
 from .text import render_text
 from .values import now
 
-__all__ = ["main"]
+__all__ = ["main", "report_file"]
+
+
+def report_file(path: Path) -> Path:
+    """The `fairness.json` that `path` names: the file itself, or `path/fairness.json`
+    when `path` is a report directory (what `--fairness-report=DIR` wrote). Raises
+    `FileNotFoundError` saying what was looked for when a directory holds none."""
+    if path.is_dir():
+        found = path / JSON_NAME
+        if not found.is_file():
+            raise FileNotFoundError(
+                f"{path} is a directory without {JSON_NAME}: pass the directory given to "
+                f"--fairness-report=DIR, or the {JSON_NAME} file itself")
+        return found
+    return path
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m pytest_fairness.report fairness.json`: print the summary again.
+    """`python -m pytest_fairness.report DIR`: print the summary again.
 
-    `--html OUT` writes the HTML page; `-v`/`-q` set the verbosity; `--width N`. Returns
-    the exit status: 0, or 2 when the file cannot be read.
+    DIR is a report directory (`--fairness-report=DIR`; its `fairness.json` is read) or a
+    `fairness.json` file. `--html OUT` writes the HTML page; `-v`/`-q` set the verbosity;
+    `--width N`. Returns the exit status: 0, or 2 when the file cannot be read.
     """
     import argparse
     import shutil
@@ -28,16 +43,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(
         prog="python -m pytest_fairness.report",
-        description="Rebuild the fairness summary (and HTML page) from a fairness.json file.",
+        description="Rebuild the fairness summary (and HTML page) from a report directory "
+        "or its fairness.json file.",
     )
-    parser.add_argument("json", type=Path, help="a fairness.json written by --fairness-report")
+    parser.add_argument("json", type=Path, metavar="DIR_OR_JSON",
+                        help="a report directory written by --fairness-report=DIR, or the "
+                        "fairness.json in it")
     parser.add_argument("--html", type=Path, help="write the HTML page to this file")
     parser.add_argument("-v", "--verbose", action="count", default=0)
     parser.add_argument("-q", "--quiet", action="count", default=0)
     parser.add_argument("--width", type=int, default=shutil.get_terminal_size().columns)
     args = parser.parse_args(argv)
     try:
-        summary = load_json(args.json)
+        summary = load_json(report_file(args.json))
     except (OSError, ValueError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -126,6 +126,8 @@ class Comparison:
     tolerance: Tolerance
     changes: tuple[MetricChange, ...]
     warn_only: bool = False
+    """Regressions are reported (WARN) but do not fail the run: the run's
+    `--fairness-gate` leaves regressions out ('bounds' or 'none')."""
 
     @property
     def regressions(self) -> tuple[MetricChange, ...]:
@@ -137,8 +139,18 @@ class Comparison:
 
     @property
     def failed(self) -> bool:
-        """True when the run must fail: a regression, and not warn-only."""
+        """True when the run must fail: a regression, and regressions gate the run."""
         return bool(self.regressions) and not self.warn_only
+
+    def count(self, status: ChangeStatus) -> int:
+        """How many metrics have `status`."""
+        return sum(1 for c in self.changes if c.status == status)
+
+    @property
+    def compared(self) -> int:
+        """Metrics found in both the run and the baseline (regressed, improved or
+        unchanged): 0 means the comparison judged nothing, whatever it says."""
+        return sum(1 for c in self.changes if c.status not in ("new", "missing"))
 
     def to_dict(self) -> dict[str, Any]:
         return {

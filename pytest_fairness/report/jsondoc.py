@@ -1,8 +1,9 @@
 """`fairness.json`: the document of a run, its schema, and reading it back.
 
 `tests` is the source of truth (every recorded result, by node id, in recording order);
-`summary` (per test and relation, with the merged report sections) and
-`discriminatory_inputs` (deduplicated, worst first) are derived from it. Pure: no pytest.
+`summary` (per test and relation, with the merged report sections and the statistics as the
+reports show them), `discriminatory_inputs` and `reference_inputs` (deduplicated, worst
+first) and `totals` (the counts, `Summary.totals`) are derived from it. Pure: no pytest.
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ def _group_dict(g: Group) -> dict[str, Any]:
              "n": m.n, "n_failed": m.n_failed}
             for m in g.metrics
         ],
+        "statistics": [s.to_dict() for s in g.statistics],
         "sections": [_sorted_keys(s.to_dict()) for s in g.sections],
     }
 
@@ -99,10 +101,12 @@ def to_json_doc(
     """The `fairness.json` document: every result and discriminatory input, stable order.
 
     `tests` is the source of truth (every recorded result, by node id, in recording
-    order); `summary` (per test and relation, with its merged sections) and
-    `discriminatory_inputs` (deduplicated, worst first) are derived from it and included
-    for readers that do not want to merge. Keys inside results and sections are sorted;
-    the top-level and per-test keys have a fixed order.
+    order); `summary` (per test and relation, with its merged sections and its statistics
+    as the reports show them: judged value, estimate, interval), `discriminatory_inputs`
+    and `reference_inputs` (deduplicated, worst first) are derived from it and included
+    for readers that do not want to merge; `totals` holds the run's counts (README,
+    "Reading the report"). Keys inside results and sections are sorted; the top-level and
+    per-test keys have a fixed order.
     """
     if version is None:
         from .. import __version__
@@ -122,6 +126,7 @@ def to_json_doc(
         ],
         "summary": [_group_dict(g) for g in summary.groups],
         "discriminatory_inputs": [d.to_dict() for d in summary.inputs],
+        "reference_inputs": [d.to_dict() for d in summary.reference],
         "comparison": None if summary.comparison is None else summary.comparison.to_dict(),
     }
 

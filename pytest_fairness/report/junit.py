@@ -20,22 +20,34 @@ def junit_properties(
 ) -> list[tuple[str, str]]:
     """(name, value) pairs for a test's `user_properties`, shown by CI JUnit viewers.
 
-    Per relation: `fairness.<relation>.<metric>` (the final value),
-    `fairness.<relation>.<metric>.worst` when the relation was checked more than once,
-    `fairness.<relation>.bound.<metric>`, `fairness.<relation>.status`,
-    `fairness.<relation>.discriminatory_inputs`.
+    Per relation: `fairness.<relation>.status`; per statistic (`summary.StatisticRow`:
+    a point estimate and the interval end judged against the bound are one statistic)
+    `fairness.<relation>.<statistic>`, the judged value, with
+    `fairness.<relation>.bound.<statistic>` ("<= 0.05") when it has a bound;
+    `fairness.<relation>.<statistic>.judged` ("lower CI end", ...),
+    `.estimate` and `.ci` ("[low, high]") when it was judged on an interval end (or has
+    an interval); `.worst` when the relation was checked more than once; then
+    `fairness.<relation>.discriminatory_inputs` and `fairness.<relation>.results` (more
+    than one).
     """
     test = RecordedTest.create("-", results, warn_only=warn_only)
     out: list[tuple[str, str]] = []
     for g in build_summary([test]).groups:
         prefix = f"fairness.{g.relation}"
         out.append((f"{prefix}.status", g.status))
-        for m in g.metrics:
-            out.append((f"{prefix}.{m.name}", fmt_exact(m.final)))
-            if m.n > 1:
-                out.append((f"{prefix}.{m.name}.worst", fmt_exact(m.worst)))
-            if m.bound is not None:
-                out.append((f"{prefix}.bound.{m.name}", f"{m.op} {fmt_exact(m.bound)}"))
+        for s in g.statistics:
+            out.append((f"{prefix}.{s.name}", fmt_exact(s.value)))
+            if s.on_interval:
+                out.append((f"{prefix}.{s.name}.judged", str(s.judged)))
+                if s.estimate is not None:
+                    out.append((f"{prefix}.{s.name}.estimate", fmt_exact(s.estimate)))
+            if s.ci is not None and None not in s.ci:
+                out.append((f"{prefix}.{s.name}.ci",
+                            f"[{fmt_exact(s.ci[0])}, {fmt_exact(s.ci[1])}]"))
+            if s.n > 1:
+                out.append((f"{prefix}.{s.name}.worst", fmt_exact(s.worst)))
+            if s.bound is not None:
+                out.append((f"{prefix}.bound.{s.name}", f"{s.op} {fmt_exact(s.bound)}"))
         out.append((f"{prefix}.discriminatory_inputs", str(g.n_violations)))
         if g.n_results > 1:
             out.append((f"{prefix}.results", str(g.n_results)))

@@ -1,4 +1,4 @@
-"""The summary model: recorded results merged per test and relation.
+"""The summary model: recorded results merged per test and relation, and the run's counts.
 
 What the plugin hands over is one `RecordedTest` per test that recorded results: its node
 id, its outcome, whether it ran warn-only, and its recorded results (`FairnessResult.to_dict()`
@@ -8,6 +8,32 @@ one per text), so each group reports the value of its final result (for Hypothes
 shrunk failing example, which runs last), the worst value seen across all of them, and the
 report sections of its results, merged (`merge_sections`).
 
+The counts every report shows are defined here, once (README, "Reading the report"):
+
+- a *fairness test* is a pytest test that recorded at least one result; it is counted by
+  pytest's own outcome of its call (failed, passed, skipped, xfailed, xpassed), so these
+  counts are pytest's, restricted to the tests that checked fairness (`Summary.outcomes`);
+- a *relation* is one `Group`: what one test recorded for one relation name, however many
+  results (Hypothesis examples, loop iterations) that took. Its verdict (`Group.status`)
+  is PASS when every result held; otherwise XFAIL when pytest reports the test as xfailed,
+  WARN when the test ran warn-only, else FAIL;
+- a *discriminatory input* (a violation) is an input that breaks the relation's per-input
+  condition (a label flip, a shift over the bound, ...); a result counts them in
+  `n_violations`. A result may also record inputs that are not discriminatory (the largest
+  shifts of a relation whose bound is on a mean, say): its recorded inputs count as
+  discriminatory up to its `n_violations`, most severe first, and the rest are *reference*
+  inputs (`Summary.reference`). A relation judged on a statistic (an AUC, a W1 distance, a
+  mean) can fail without any discriminatory input: `Summary.statistic_only` counts those;
+- *distinct* discriminatory inputs are distinct (original, perturbed) pairs, whichever tests
+  found them (`Summary.distinct_inputs`).
+
+Each relation's measurements become `StatisticRow`s (`statistic_rows`): the value that was
+judged against the bound, labelled (the value itself, or the interval end a relation asked
+for a confidence interval was judged on), with the point estimate and the interval beside
+it. A judged interval end is recorded as the measurement "<name> (lower CI end)" (or
+"upper", with a bound) next to the point estimate "<name>" (no bound), as
+`checks.verdict.measured` writes them; the two become one row.
+
 Everything here is ordered by node id, then recording order, so a run split over
 pytest-xdist workers gives the same summary, JSON and HTML as a run in one process.
 Pure: no pytest, no numpy.
@@ -16,6 +42,7 @@ Pure: no pytest, no numpy.
 from __future__ import annotations
 
 import dataclasses
+import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,16 +55,23 @@ from .legacy import sections_from_extra
 from .values import OPS, Status, holds, integer, number, to_builtin, worse
 
 __all__ = [
+    "OUTCOMES",
     "DiscriminatoryInput",
+    "DistinctInput",
     "Group",
     "MetricSummary",
     "RecordedTest",
+    "StatisticRow",
     "Summary",
     "build_summary",
     "merge_sections",
     "normalize_record",
     "record_sections",
+    "statistic_rows",
 ]
+
+#: pytest's outcomes of a test's call, in the order pytest's last line names them.
+OUTCOMES: tuple[str, ...] = ("failed", "passed", "skipped", "xfailed", "xpassed")
 
 
 # ---------------------------------------------------------------------------------------
@@ -258,6 +292,122 @@ class MetricSummary:
         return self.n_failed == 0
 
 
+#: A measurement that holds a judged interval end: "<name> (lower CI end)", "<name> (upper
+#: BCa CI end)", ... (`checks.verdict.measured`).
+_INTERVAL_END = re.compile(r"^(?P<base>.+?) \((?P<edge>(?:lower|upper)\b[^()]*\bend)\)$")
+
+
+@dataclass(frozen=True)
+class StatisticRow:
+    """One statistic of a relation as every report shows it: the value judged against the
+    bound, labelled, with the point estimate and the interval beside it.
+
+    `judged` says what was compared with the bound: "value" (the measured value itself,
+    which is the point estimate), an interval end as the relation named it ("lower CI
+    end", "upper CI end", ...: the relation was asked for a confidence interval and fails
+    only when the whole interval is past the bound), or None for a statistic recorded
+    without a bound (the reports show it as "recorded", never as PASS).
+    """
+
+    name: str
+    """The statistic, e.g. "max |ScoreSens| (name Jerome)" (without the interval-end
+    suffix of the measurement it was judged on)."""
+    judged: str | None
+    value: float | None
+    """The judged value of the final result (for a recorded statistic: its value)."""
+    worst: float | None
+    """The worst judged value over the relation's results (by the direction of `op`)."""
+    estimate: float | None
+    """The point estimate of the final result (None when only an interval end was
+    recorded)."""
+    ci: tuple[float | None, float | None] | None
+    """The confidence interval of the final result, when one was computed."""
+    op: str
+    bound: float | None
+    n: int
+    """How many results carried the statistic."""
+    n_failed: int
+    """How many of them did not hold."""
+    metric: str
+    """The recorded measurement the judged value comes from (baselines and JUnit key
+    metrics by it)."""
+
+    @property
+    def holds(self) -> bool:
+        """Every result held (always, for a recorded statistic)."""
+        return self.n_failed == 0
+
+    @property
+    def on_interval(self) -> bool:
+        """The judged value is an interval end, not the point estimate."""
+        return self.judged is not None and self.judged != "value"
+
+    @property
+    def verdict(self) -> str:
+        """"PASS" or "FAIL" for a bounded statistic, "recorded" for one without a bound."""
+        if self.bound is None and self.judged is None:
+            return "recorded"
+        return "PASS" if self.holds else "FAIL"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON layout of one row (`summary[].statistics[]` in `fairness.json`)."""
+        return {
+            "name": self.name,
+            "judged": self.judged,
+            "value": self.value,
+            "worst": self.worst,
+            "estimate": self.estimate,
+            "ci": None if self.ci is None else list(self.ci),
+            "op": self.op,
+            "bound": self.bound,
+            "n": self.n,
+            "n_failed": self.n_failed,
+            "verdict": self.verdict,
+            "metric": self.metric,
+        }
+
+
+def statistic_rows(metrics: Sequence[MetricSummary]) -> tuple[StatisticRow, ...]:
+    """The rows a report shows for a relation's merged measurements, in their order.
+
+    A bounded interval-end measurement "<name> (lower CI end)" and the unbounded point
+    estimate "<name>" beside it become one row named "<name>", judged on the interval end
+    with the estimate and interval beside it (at the position of the estimate). An
+    interval end without its estimate is a row of its own, judged on the interval end. Any
+    other bounded measurement is judged on its value; an unbounded one is recorded.
+    """
+    by_name = {m.name: m for m in metrics}
+    ends: dict[str, tuple[MetricSummary, str]] = {}  # estimate name -> (end, edge)
+    for m in metrics:
+        match = _INTERVAL_END.match(m.name)
+        if match is None or m.bound is None:
+            continue
+        base = by_name.get(match["base"])
+        if base is not None and base.bound is None and base.name not in ends:
+            ends[base.name] = (m, match["edge"])
+    paired = {end.name for end, _ in ends.values()}
+    rows: list[StatisticRow] = []
+    for m in metrics:
+        if m.name in paired:
+            continue
+        if m.name in ends:
+            end, edge = ends[m.name]
+            rows.append(StatisticRow(
+                name=m.name, judged=edge, value=end.final, worst=end.worst,
+                estimate=m.final, ci=end.ci or m.ci, op=end.op, bound=end.bound, n=end.n,
+                n_failed=end.n_failed, metric=end.name))
+            continue
+        match = _INTERVAL_END.match(m.name)
+        if match is not None and m.bound is not None:
+            name, judged, estimate = match["base"], match["edge"], None
+        else:
+            name, judged, estimate = m.name, ("value" if m.bound is not None else None), m.final
+        rows.append(StatisticRow(
+            name=name, judged=judged, value=m.final, worst=m.worst, estimate=estimate,
+            ci=m.ci, op=m.op, bound=m.bound, n=m.n, n_failed=m.n_failed, metric=m.name))
+    return tuple(rows)
+
+
 @dataclass(frozen=True, kw_only=True)
 class DiscriminatoryInput(Violation):
     """A discriminatory input (a recorded `Violation`) with the test and relation that found it."""
@@ -304,6 +454,32 @@ class DiscriminatoryInput(Violation):
 
 
 @dataclass(frozen=True)
+class DistinctInput:
+    """One distinct input (original -> perturbed) with every test and relation that
+    recorded it: the same sentence found by three tests sharing one PSA run is one input."""
+
+    found_by: tuple[DiscriminatoryInput, ...]
+    """One entry per (test, relation), most severe first."""
+
+    @property
+    def worst(self) -> DiscriminatoryInput:
+        """The most severe of the entries (what the reports show the texts and scores of)."""
+        return self.found_by[0]
+
+    @property
+    def severity(self) -> float:
+        return self.worst.severity
+
+
+def _distinct(inputs: Iterable[DiscriminatoryInput]) -> tuple[DistinctInput, ...]:
+    """`inputs` (worst first) grouped by (original, perturbed), in order of their worst."""
+    by_text: dict[tuple[str, str], list[DiscriminatoryInput]] = {}
+    for d in inputs:
+        by_text.setdefault((d.original, d.perturbed), []).append(d)
+    return tuple(DistinctInput(found_by=tuple(ds)) for ds in by_text.values())
+
+
+@dataclass(frozen=True)
 class Group:
     """The results one test recorded for one relation, merged."""
 
@@ -325,6 +501,8 @@ class Group:
     """The worst discriminatory input of the last result (Hypothesis: the shrunk example)."""
     sections: tuple[Section, ...] = ()
     """The report sections of the results, merged by title (see `merge_sections`)."""
+    statistics: tuple[StatisticRow, ...] = ()
+    """The rows the reports show: `metrics` paired by `statistic_rows`."""
 
     @property
     def primary(self) -> MetricSummary | None:
@@ -335,6 +513,23 @@ class Group:
         return self.metrics[0] if self.metrics else None
 
     @property
+    def headline(self) -> StatisticRow | None:
+        """The statistic a one-line summary shows: the first that did not hold, else the
+        first judged against a bound, else the first recorded one."""
+        for s in self.statistics:
+            if not s.holds:
+                return s
+        for s in self.statistics:
+            if s.judged is not None:
+                return s
+        return self.statistics[0] if self.statistics else None
+
+    @property
+    def holds(self) -> bool:
+        """Every result of the relation held (its verdict is PASS)."""
+        return self.n_failed == 0
+
+    @property
     def short_id(self) -> str:
         """'node id [relation]'."""
         return f"{self.nodeid} [{self.relation}]"
@@ -342,34 +537,72 @@ class Group:
 
 @dataclass(frozen=True)
 class Summary:
-    """Everything the reports show, computed once from the recorded tests."""
+    """Everything the reports show, computed once from the recorded tests.
+
+    The counts are defined in this module's docstring (and the README's "Reading the
+    report"); `totals()` holds them all.
+    """
 
     tests: tuple[RecordedTest, ...]
     groups: tuple[Group, ...]
     inputs: tuple[DiscriminatoryInput, ...]
-    """Distinct discriminatory inputs of the run, worst first."""
+    """The discriminatory inputs of the run, one per (test, relation, original,
+    perturbed), worst first."""
     comparison: Comparison | None = None
     warn_only: bool = False
     """The run as a whole was warn-only."""
     notes: tuple[str, ...] = field(default=())
     """Lines the plugin wants shown (baseline saved, report written, ...)."""
+    reference: tuple[DiscriminatoryInput, ...] = ()
+    """Recorded inputs that are not discriminatory (beyond their result's `n_violations`:
+    the largest shifts of a relation judged on a statistic, say), worst first."""
 
     @property
     def empty(self) -> bool:
         return not self.groups
 
     def count(self, status: Status) -> int:
-        """How many groups have `status`."""
+        """How many relations (groups) have the verdict `status`."""
         return sum(1 for g in self.groups if g.status == status)
+
+    def outcomes(self) -> dict[str, int]:
+        """How many fairness tests pytest reported with each outcome (`OUTCOMES` order;
+        an outcome of another name, from a plugin, is added after them)."""
+        out = dict.fromkeys(OUTCOMES, 0)
+        for t in self.tests:
+            out[t.outcome] = out.get(t.outcome, 0) + 1
+        return out
 
     @property
     def n_violations(self) -> int:
+        """Discriminatory inputs found: the relations' `n_violations`, summed."""
         return sum(g.n_violations for g in self.groups)
 
+    def distinct_inputs(self, *, reference: bool = False) -> tuple[DistinctInput, ...]:
+        """The discriminatory inputs (or, with `reference`, the reference inputs) grouped
+        by (original, perturbed), worst first, each with the tests that recorded it."""
+        return _distinct(self.reference if reference else self.inputs)
+
+    @property
+    def statistic_only(self) -> tuple[Group, ...]:
+        """The relations that did not hold without a discriminatory input: judged on a
+        statistic (an AUC, a distance, a mean) alone."""
+        return tuple(g for g in self.groups if g.status != "PASS" and g.n_violations == 0)
+
     def totals(self) -> dict[str, int]:
-        """The run's counts, as the JSON report's `totals`."""
+        """The run's counts, as the JSON report's `totals` (README, "Reading the report").
+
+        tests: fairness tests (`tests_<outcome>`: by pytest's outcome); groups: relations
+        (passed, failed, warned, xfailed: by verdict); results: recorded results; inputs:
+        inputs checked; violations: discriminatory inputs found; recorded_violations: those
+        the report keeps (one per test, relation and input); distinct_violations: distinct
+        (original, perturbed) among them; reference_inputs: recorded inputs that are not
+        discriminatory; statistic_only: relations that did not hold without a
+        discriminatory input.
+        """
         return {
             "tests": len(self.tests),
+            **{f"tests_{outcome}": n for outcome, n in self.outcomes().items()},
             "groups": len(self.groups),
             "results": sum(g.n_results for g in self.groups),
             "passed": self.count("PASS"),
@@ -378,7 +611,10 @@ class Summary:
             "xfailed": self.count("XFAIL"),
             "inputs": sum(g.n_inputs for g in self.groups),
             "violations": self.n_violations,
-            "distinct_violations": len(self.inputs),
+            "recorded_violations": len(self.inputs),
+            "distinct_violations": len(self.distinct_inputs()),
+            "reference_inputs": len(self.reference),
+            "statistic_only": len(self.statistic_only),
         }
 
     def with_comparison(self, comparison: Comparison | None) -> Summary:
@@ -493,6 +729,7 @@ def _group(test: RecordedTest, relation: str, results: Sequence[dict[str, Any]])
         candidates = [DiscriminatoryInput.from_violation(test.nodeid, relation, v)
                       for v in last["violations"]]
         final_violation = max(candidates, key=lambda d: d.severity)
+    metrics = _merge_metrics(results)
     return Group(
         nodeid=test.nodeid,
         relation=relation,
@@ -502,7 +739,8 @@ def _group(test: RecordedTest, relation: str, results: Sequence[dict[str, Any]])
         n_failed=n_failed,
         n_inputs=sum(r["n_inputs"] for r in results),
         n_violations=sum(r["n_violations"] for r in results),
-        metrics=_merge_metrics(results),
+        metrics=metrics,
+        statistics=statistic_rows(metrics),
         hypothesis=test.hypothesis,
         falsifying_example=test.falsifying_example if n_failed else None,
         final_violation=final_violation,
@@ -519,8 +757,11 @@ def build_summary(
     """Merge recorded tests into a `Summary`: groups by (test, relation), inputs deduped.
 
     Tests without results are dropped; tests are ordered by node id (the last entry of a
-    node id wins, e.g. after a rerun). Discriminatory inputs are deduplicated by (test,
-    relation, original, perturbed), keeping the most severe, and sorted worst first.
+    node id wins, e.g. after a rerun). A result's recorded inputs are discriminatory up to
+    its `n_violations`, most severe first; the rest are reference inputs. Both are
+    deduplicated by (test, relation, original, perturbed), keeping the most severe (an
+    input discriminatory in one result is not a reference input of another), and sorted
+    worst first.
     """
     by_id: dict[str, RecordedTest] = {}
     for t in tests:
@@ -529,24 +770,31 @@ def build_summary(
     ordered = tuple(by_id[k] for k in sorted(by_id))
     groups: list[Group] = []
     inputs: dict[tuple[str, str, str, str], DiscriminatoryInput] = {}
+    reference: dict[tuple[str, str, str, str], DiscriminatoryInput] = {}
     for t in ordered:
         per_relation: dict[str, list[dict[str, Any]]] = {}
         for r in t.results:
             per_relation.setdefault(r["relation"], []).append(r)
-            for v in r["violations"]:
-                d = DiscriminatoryInput.from_violation(t.nodeid, r["relation"], v)
+            found = [DiscriminatoryInput.from_violation(t.nodeid, r["relation"], v)
+                     for v in r["violations"]]
+            flagged = set(sorted(range(len(found)), key=lambda i: -found[i].severity)
+                          [: r["n_violations"]])
+            for i, d in enumerate(found):
+                kept = inputs if i in flagged else reference
                 key = (t.nodeid, r["relation"], d.original, d.perturbed)
-                if key not in inputs or d.severity > inputs[key].severity:
-                    inputs[key] = d
+                if key not in kept or d.severity > kept[key].severity:
+                    kept[key] = d
         groups.extend(_group(t, rel, rs) for rel, rs in per_relation.items())
-    ranked = sorted(
-        inputs.values(),
-        key=lambda d: (-d.severity, d.nodeid, d.relation, d.original, d.perturbed),
-    )
+
+    def ranked(found: Iterable[DiscriminatoryInput]) -> tuple[DiscriminatoryInput, ...]:
+        return tuple(sorted(
+            found, key=lambda d: (-d.severity, d.nodeid, d.relation, d.original, d.perturbed)))
+
     return Summary(
         tests=ordered,
         groups=tuple(groups),
-        inputs=tuple(ranked),
+        inputs=ranked(inputs.values()),
         comparison=comparison,
         warn_only=warn_only,
+        reference=ranked(d for key, d in reference.items() if key not in inputs),
     )

@@ -2,9 +2,16 @@
 
 Everything returns lines without a trailing newline. ANSI styles are added only when
 `color` is true (the plugin passes pytest's `hasmarkup`), so captured CI logs stay plain.
-Verbosity follows pytest: < 0 (-q) one line per failing relation and the totals; 0 the
-table, the five worst inputs and the sections; 1 (-v) a row per metric and 20 inputs; 2
-(-vv) every input and every name.
+Verbosity follows pytest: < 0 (-q) one line per relation that did not hold and the counts;
+0 the table (one row per relation: its headline statistic), the five worst distinct inputs
+and the sections; 1 (-v) a row per statistic and 20 inputs; 2 (-vv) every input and every
+name.
+
+Each row shows the value that was judged against the bound, labelled when it is an
+interval end, with the point estimate and interval beside it (`summary.StatisticRow`).
+Nothing is cut mid-word: cells, node ids and titles wrap at word boundaries
+(`wrap_words`). The summary ends with the run's counts, one line each
+(`totals_segments`, defined in `report.summary`).
 
 Report sections are drawn generically, one function per section type (`section_lines`):
 a `Curve` as an ASCII line chart (or a list of points), a `BarChart` as diverging bars, a
@@ -17,13 +24,14 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import re
 import textwrap
 import unicodedata
 from collections.abc import Mapping, Sequence
 
 from ..results import BarChart, Cell, Cluster, Clusters, Curve, Section, Table
 from .comparison import Comparison, MetricChange
-from .summary import DiscriminatoryInput, Group, MetricSummary, Summary
+from .summary import DiscriminatoryInput, DistinctInput, Group, StatisticRow, Summary
 from .values import fmt
 
 _RESET = "\x1b[0m"
@@ -108,36 +116,197 @@ def _marked_lines(text: str, spans: Sequence[tuple[int, int]], width: int,
 
 
 # ---------------------------------------------------------------------------------------
-# Helpers
+# Helpers: wrapping and shortening at word boundaries (never mid-word)
 # ---------------------------------------------------------------------------------------
 
+_NBSP = "\u00a0"  # joins words that must stay on one line ("[0.1, 0.2]"); shown as a space
+#: Where a word too long for its line may break: after '/', '_', '-', ',', '.' and ')',
+#: before '::', '[' and '(' (the parts of a node id or a metric name).
+_WORD_BREAKS = re.compile(r"(?<=[/_\-,.)])(?=.)|(?<=.)(?=::|\[|\()")
 
-def _cut(text: str, width: int, *, left: bool = False) -> str:
-    """`text` shortened to `width` with '...' (at the start when `left`)."""
-    if width <= 0:
-        return ""
+
+def _break_word(word: str, width: int) -> list[str]:
+    """`word` in pieces of at most `width`, broken at its inner boundaries; a piece that is
+    still too long is cut at the width (a last resort: one unbroken token wider than the
+    line)."""
+    lines: list[str] = []
+    line = ""
+    for piece in _WORD_BREAKS.split(word):
+        if len(line) + len(piece) <= width:
+            line += piece
+            continue
+        if line:
+            lines.append(line)
+        while len(piece) > width:
+            lines.append(piece[:width])
+            piece = piece[width:]
+        line = piece
+    if line:
+        lines.append(line)
+    return lines
+
+
+def wrap_words(text: str, width: int) -> list[str]:
+    """`text` as lines of at most `width` characters, broken at spaces; a word longer than
+    the width breaks at its inner boundaries (a node id after '/' or '_', before '::' or
+    '['), so no word is cut in the middle while it fits on a line of its own."""
+    width = max(1, width)
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        if not word:
+            continue
+        if line and len(line) + 1 + len(word) <= width:
+            line += " " + word
+            continue
+        if line:
+            lines.append(line)
+        if len(word) <= width:
+            line = word
+            continue
+        *full, line = _break_word(word, width)
+        lines.extend(full)
+    if line or not lines:
+        lines.append(line)
+    return [x.replace(_NBSP, " ") for x in lines]
+
+
+def shorten_words(text: str, width: int) -> str:
+    """`text` on one line of at most `width`: whole words, then " ..." when some are left
+    out (cut inside a word only when its first word alone is wider than the line)."""
     if len(text) <= width:
         return text
-    if width <= 3:
+    if width <= 4:
         return text[:width]
-    return "..." + text[-(width - 3):] if left else text[: width - 3] + "..."
+    return wrap_words(text, width - 4)[0] + " ..."
 
 
-def _bound(m: MetricSummary) -> str:
-    return "" if m.bound is None else f"{m.op} {fmt(m.bound)}"
+def _id_lines(text: str, width: int, indent: int = 2, more: int = 2) -> list[str]:
+    """A node id (or 'node id [relation]') indented by `indent`, wrapped at its word
+    boundaries with continuation lines indented `more` further."""
+    first, *rest = wrap_words(text, max(10, width - indent - more))
+    if not rest:
+        first = wrap_words(text, max(10, width - indent))[0]
+        if first == text:
+            return [" " * indent + text]
+        first, *rest = wrap_words(text, max(10, width - indent - more))
+    return [" " * indent + first] + [" " * (indent + more) + x for x in rest]
 
 
-def _inputs(g: Group) -> str:
-    return f"{g.n_violations}/{g.n_inputs}" if g.n_inputs else str(g.n_violations)
+def label_text(label: str | None) -> str | None:
+    """A score's label for people: a model's label name as it is, a bare class index
+    ("1") as "label 1" (the model was given no label names)."""
+    if label is None:
+        return None
+    return f"label {label}" if label.isdigit() else label
 
 
 def _score(score: float | None, label: str | None) -> str:
     parts = []
     if score is not None:
         parts.append(f"{score:.3f}")
+    label = label_text(label)
     if label is not None:
         parts.append(f"({label})" if parts else label)
     return " ".join(parts)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+# ---------------------------------------------------------------------------------------
+# Statistics: the judged value, labelled, with the estimate and interval beside it
+# ---------------------------------------------------------------------------------------
+
+
+def bound_text(s: StatisticRow) -> str:
+    """'<= 0.05', or '' without a bound."""
+    return "" if s.bound is None else f"{s.op} {fmt(s.bound)}"
+
+
+def judged_text(s: StatisticRow) -> str:
+    """The judged value with what it is when that is not the value itself:
+    '0.08467 (lower CI end)', '0.8'; '' for a statistic recorded without a bound."""
+    if s.judged is None:
+        return ""
+    if s.on_interval:
+        return f"{fmt(s.value)} ({s.judged.replace(' ', _NBSP)})"
+    return fmt(s.value)
+
+
+def interval_text(s: StatisticRow) -> str:
+    """'[low, high]' of the interval, or ''."""
+    if s.ci is None or None in s.ci:
+        return ""
+    return f"[{fmt(s.ci[0])},{_NBSP}{fmt(s.ci[1])}]"
+
+
+def estimate_text(s: StatisticRow) -> str:
+    """The point estimate and interval shown beside the judged value: '0.0886 [0.0847,
+    0.0931]' for a statistic judged on an interval end, the interval alone for one judged
+    on its value (the value is the estimate), the value for a recorded statistic."""
+    if s.on_interval:
+        estimate = "" if s.estimate is None else fmt(s.estimate)
+    elif s.judged is None:
+        estimate = "" if s.value is None else fmt(s.value)
+    else:
+        estimate = ""
+    return " ".join(x for x in (estimate, interval_text(s)) if x)
+
+
+def statistic_phrase(s: StatisticRow) -> str:
+    """The statistic in one phrase: 'max_shift = 0.8 (<= 0.1)', 'W1(a, b): lower CI end
+    0.5 (<= 0.4; estimate 0.625 [0.5, 0.75])', 'ScoreDev = 0.027 (recorded, no bound)'."""
+    name = printable(s.name)
+    if s.judged is None:
+        extra = interval_text(s).replace(_NBSP, " ")
+        return f"{name} = {fmt(s.value)} (recorded, no bound" + (
+            f"; interval {extra})" if extra else ")")
+    if s.on_interval:
+        beside = estimate_text(s).replace(_NBSP, " ")
+        return (f"{name}: {s.judged} {fmt(s.value)} ({bound_text(s)}"
+                + (f"; estimate {beside})" if beside else ")"))
+    ci = interval_text(s).replace(_NBSP, " ")
+    return f"{name} = {fmt(s.value)} ({bound_text(s)}" + (f"; interval {ci})" if ci else ")")
+
+
+def _inputs(g: Group) -> str:
+    """Discriminatory inputs found / inputs checked; '-' for a relation that counts no
+    inputs (judged on a statistic alone)."""
+    if g.n_inputs:
+        return f"{g.n_violations}/{g.n_inputs}"
+    return str(g.n_violations) if g.n_violations else "-"
+
+
+def _inputs_phrase(g: Group) -> str:
+    if g.n_inputs:
+        return f"{g.n_violations}/{g.n_inputs} inputs discriminatory"
+    if g.n_violations:
+        return _plural(g.n_violations, "discriminatory input")
+    return "judged on the statistic (no inputs counted)"
+
+
+def _ordered_rows(g: Group, verbosity: int) -> list[StatisticRow | None]:
+    """The statistics a group shows: its headline (-v: then the others, in order)."""
+    head = g.headline
+    if head is None:
+        return [None]
+    if verbosity < 1:
+        return [head]
+    return [head, *(s for s in g.statistics if s is not head)]
+
+
+def _row_result(g: Group, s: StatisticRow | None, first: bool) -> str:
+    """The result cell: the relation's verdict on its first row ("recorded" for a relation
+    that judges nothing), then each statistic's: ok, FAIL (WARN, XFAIL), recorded."""
+    if s is None:
+        return g.status
+    if first:
+        return "recorded" if s.verdict == "recorded" and g.status == "PASS" else g.status
+    if s.verdict == "recorded":
+        return "recorded"
+    return "ok" if s.holds else (g.status if g.status != "PASS" else "FAIL")
 
 
 # ---------------------------------------------------------------------------------------
@@ -145,44 +314,47 @@ def _score(score: float | None, label: str | None) -> str:
 # ---------------------------------------------------------------------------------------
 
 Styled = tuple[str, str | None]  # (text, status used for colour or None)
+_STATUSES = ("PASS", "FAIL", "WARN", "XFAIL")
 
 
 def _table(summary: Summary, width: int, verbosity: int, style: _Style) -> list[str]:
+    """One row per relation (its headline statistic; -v: one per statistic): the judged
+    value, labelled, its bound and verdict, the point estimate and interval beside it."""
     multi = any(g.n_results > 1 for g in summary.groups)
-    headers = ["test", "relation", "metric", "value"] + (["worst"] if multi else []) + [
-        "bound", "result", "violations"]
-    right = {3, 4, 5} if multi else {3, 4}
+    names = ["test", "relation", "statistic", "judged", "worst", "bound", "result",
+             f"estimate{_NBSP}[CI]", "inputs"]
     rows: list[list[Styled]] = []
     for g in summary.groups:
-        shown: list[MetricSummary | None] = (
-            list(g.metrics) if verbosity >= 1 else [g.primary]) or [None]
-        for i, m in enumerate(shown):
+        for i, s in enumerate(_ordered_rows(g, verbosity)):
             first = i == 0
-            cells: list[Styled] = []
-            bound = ""
-            if m is None:
-                cells = [("", None)] * (3 if multi else 2)
-            else:
-                value = fmt(m.final)
-                if verbosity >= 1 and m.ci is not None and None not in m.ci:
-                    value += f" [{fmt(m.ci[0])}, {fmt(m.ci[1])}]"
-                cells = [(m.name, None), (value, None)]
-                if multi:
-                    cells.append((fmt(m.worst) if m.n > 1 else "", None))
-                bound = _bound(m)
-            result: str = g.status
-            if not first and m is not None:
-                result = "ok" if m.holds else (g.status if g.status != "PASS" else "FAIL")
-            status = result if result in ("PASS", "FAIL", "WARN", "XFAIL") else None
+            result = _row_result(g, s, first)
             rows.append([
                 (g.nodeid if first else "", None),
-                (g.relation if first else "", None),
-                *cells,
-                (bound, None),
-                (result, status),
+                (printable(g.relation) if first else "", None),
+                ("" if s is None else printable(s.name), None),
+                ("" if s is None else judged_text(s), None),
+                (fmt(s.worst) if s is not None and s.n > 1 and s.judged is not None
+                 else "", None),
+                ("" if s is None else bound_text(s), None),
+                (result, result if result in _STATUSES else None),
+                ("" if s is None else estimate_text(s), None),
                 (_inputs(g) if first else "", None),
             ])
-    return _layout(headers, rows, right, width, style)
+    keep = [i for i in range(len(names))
+            if i < 2 or (i == 4 and multi) or (i != 4 and any(r[i][0] for r in rows))
+            or names[i] in ("statistic", "result", "inputs")]
+    headers = [names[i] for i in keep]
+    rows = [[r[i] for i in keep] for r in rows]
+    right = {headers.index(h) for h in ("judged", "worst", "bound") if h in headers}
+    wrappable = {headers.index(h) for h in ("statistic", f"estimate{_NBSP}[CI]", "judged")
+                 if h in headers}
+    return _layout(headers, rows, right, wrappable, width, style)
+
+
+def _min_width(texts: Sequence[str], floor: int) -> int:
+    """The narrowest a wrapped column may get: its longest word (and `floor`)."""
+    words = [w for t in texts for w in t.split(" ")]
+    return max([floor, *(len(w) for w in words)])
 
 
 def _fit(widths: list[int], shrinkable: dict[int, int], width: int, indent: int,
@@ -198,62 +370,87 @@ def _fit(widths: list[int], shrinkable: dict[int, int], width: int, indent: int,
 
 
 def _render_row(cells: Sequence[Styled], widths: list[int], right: set[int], indent: int,
-                gap: int, style: _Style, is_header: bool = False) -> str:
-    out = []
-    for i, (text, status) in enumerate(cells):
-        text = _cut(text, widths[i])
-        padded = text.rjust(widths[i]) if i in right else text.ljust(widths[i])
-        if is_header:
-            padded = style(padded, "bold")
-        elif status:
-            padded = style.status(padded, status)
-        out.append(padded)
-    return (" " * indent + (" " * gap).join(out)).rstrip()
-
-
-def _layout(headers: list[str], rows: list[list[Styled]], right: set[int], width: int,
-            style: _Style) -> list[str]:
-    """One line per row when the full node ids fit; else each test on its own line above
-    its rows; on a very narrow terminal, cells joined by spaces."""
-    n = len(headers)
-    widths = [max([len(headers[i])] + [len(r[i][0]) for r in rows]) for i in range(n)]
-    indent, gap = 2, 2
-    fitted = _fit(widths, {2: 14, 1: 14}, width, indent, gap)
-    if fitted is not None:
-        return [_render_row([(h, None) for h in headers], fitted, right, indent, gap, style,
-                            True)] + [_render_row(r, fitted, right, indent, gap, style)
-                                      for r in rows]
-    # grouped: a "test [relation]" line per group, its metric rows indented under it
-    sub_right = {i - 2 for i in right}
-    sub = _fit(widths[2:], {0: 12}, width, 4, gap)
-    if sub is None:
-        return _stacked(rows, width, style)
-    lines = [style("  test [relation]", "bold"),
-             _render_row([(h, None) for h in headers[2:]], sub, sub_right, 4, gap, style, True)]
-    for r in rows:
-        if r[0][0]:
-            lines.append("  " + _cut(f"{r[0][0]} [{r[1][0]}]", width - 2, left=True))
-        lines.append(_render_row(r[2:], sub, sub_right, 4, gap, style))
+                gap: int, style: _Style, is_header: bool = False) -> list[str]:
+    """A row as lines: each cell wrapped to its column at word boundaries."""
+    wrapped = [wrap_words(text, widths[i]) if text else [""]
+               for i, (text, _) in enumerate(cells)]
+    lines = []
+    for k in range(max(len(w) for w in wrapped)):
+        out = []
+        for i, (_, status) in enumerate(cells):
+            text = wrapped[i][k] if k < len(wrapped[i]) else ""
+            padded = text.rjust(widths[i]) if i in right else text.ljust(widths[i])
+            if is_header:
+                padded = style(padded, "bold")
+            elif status and text:
+                padded = style.status(padded, status)
+            out.append(padded)
+        lines.append((" " * indent + (" " * gap).join(out)).rstrip())
     return lines
 
 
-def _stacked(rows: list[list[Styled]], width: int, style: _Style) -> list[str]:
-    """A very narrow terminal: the test on its own line, the other cells packed below it."""
+def _layout(headers: list[str], rows: list[list[Styled]], right: set[int],
+            wrappable: set[int], width: int, style: _Style) -> list[str]:
+    """One line per row when the full node ids fit (long statistics and estimates wrap
+    in their columns); else each relation's 'node id [relation]' on its own line(s) above
+    its rows; on a very narrow terminal, the cells one after another."""
+    n = len(headers)
+    natural = [max([len(headers[i])] + [len(r[i][0]) for r in rows]) for i in range(n)]
+    order = sorted(wrappable, key=lambda i: ({f"estimate{_NBSP}[CI]": 0, "judged": 1}.get(
+        headers[i], 2), i))  # shrunk first: the estimate, the judged value, then the name
+    minimum = {i: _min_width([r[i][0] for r in rows] + [headers[i]], 8) for i in order}
+    indent, gap = 2, 2
+    # on one line per row, a statistic's name keeps 20 characters (else: grouped layout)
+    one_line = {i: max(m, min(natural[i], 20)) if headers[i] == "statistic" else m
+                for i, m in minimum.items()}
+    fitted = _fit(natural, one_line, width, indent, gap)
+    if fitted is not None:
+        lines = _render_row([(h, None) for h in headers], fitted, right, indent, gap, style,
+                            True)
+        for r in rows:
+            lines.extend(_render_row(r, fitted, right, indent, gap, style))
+        return lines
+    # grouped: a "node id [relation]" line per relation, its statistic rows under it
+    sub_right = {i - 2 for i in right}
+    sub_min = {i - 2: m for i, m in minimum.items()}
+    sub = _fit(natural[2:], sub_min, width, 4, gap)
+    if sub is None:
+        return _stacked(headers, rows, width, style)
+    lines = [style("  test [relation]", "bold"),
+             *_render_row([(h, None) for h in headers[2:]], sub, sub_right, 4, gap, style,
+                          True)]
+    for r in rows:
+        if r[0][0]:
+            lines.extend(_id_lines(f"{r[0][0]} [{r[1][0]}]", width))
+        lines.extend(_render_row(r[2:], sub, sub_right, 4, gap, style))
+    return lines
+
+
+def _stacked(headers: list[str], rows: list[list[Styled]], width: int,
+             style: _Style) -> list[str]:
+    """A very narrow terminal: 'node id [relation]' on its own line(s), then each
+    statistic's cells one after another, each whole (a cell wider than the line wraps)."""
     lines = []
     for r in rows:
         if r[0][0]:
-            lines.append(_cut(r[0][0], width, left=True))
+            lines.extend(_id_lines(f"{r[0][0]} [{r[1][0]}]", width, indent=0))
         indent, length = "    ", 4
         pieces: list[str] = []
-        for text, status in r[1:]:
+        for k, (text, status) in enumerate(r[2:], start=2):
             if not text:
                 continue
-            text = _cut(text, width - 6)
-            if pieces and length + 1 + len(text) > width:
-                lines.append(indent + " ".join(pieces))
-                indent, pieces, length = "      ", [], 6
-            pieces.append(style.status(text, status) if status else text)
-            length += len(text) + (1 if len(pieces) > 1 else 0)
+            if headers[k] == f"estimate{_NBSP}[CI]":
+                text = "estimate " + text
+            elif headers[k] == "worst":
+                text = "worst " + text
+            elif headers[k] == "inputs":
+                text = "inputs " + text
+            for part in wrap_words(text, width - 6):
+                if pieces and length + 1 + len(part) > width:
+                    lines.append(indent + " ".join(pieces))
+                    indent, pieces, length = "      ", [], 6
+                pieces.append(style.status(part, status) if status else part)
+                length += len(part) + (1 if len(pieces) > 1 else 0)
         if pieces:
             lines.append(indent + " ".join(pieces))
     return lines
@@ -266,11 +463,16 @@ def _stacked(rows: list[list[Styled]], width: int, style: _Style) -> list[str]:
 
 def _input_lines(d: DiscriminatoryInput, width: int, style: _Style,
                  verbosity: int) -> list[str]:
+    """The original and the perturbed text, changed words marked, each with its score
+    (one line when the input is a single text, as for prediction sensitivity)."""
     lines = []
-    for prefix, text, spans, score in (
-        ("     ", d.original, d.original_spans, _score(d.original_score, d.original_label)),
-        ("  -> ", d.perturbed, d.perturbed_spans, _score(d.perturbed_score, d.perturbed_label)),
-    ):
+    texts = [("     ", d.original, d.original_spans, _score(d.original_score, d.original_label)),
+             ("  -> ", d.perturbed, d.perturbed_spans,
+              _score(d.perturbed_score, d.perturbed_label))]
+    if d.original == d.perturbed:
+        scores = dict.fromkeys(x for x in (texts[0][3], texts[1][3]) if x)
+        texts = [(texts[0][0], d.original, d.original_spans, " -> ".join(scores))]
+    for prefix, text, spans, score in texts:
         body = _marked_lines(text, spans, width - len(prefix) - 8, style)
         out = [("    " + prefix if i == 0 else "    " + " " * len(prefix)) + line
                for i, line in enumerate(body)]
@@ -282,7 +484,7 @@ def _input_lines(d: DiscriminatoryInput, width: int, style: _Style,
                 out.append("    " + " " * len(prefix) + style(score, "cyan"))
         lines.extend(out)
     if verbosity >= 1 and d.detail:
-        lines.append("         " + _cut(d.detail, width - 9))
+        lines.append("         " + shorten_words(printable(d.detail), width - 9))
     return lines
 
 
@@ -298,26 +500,57 @@ def _strip(text: str) -> str:
     return "".join(out)
 
 
-def _inputs_section(summary: Summary, width: int, verbosity: int, style: _Style) -> list[str]:
-    if not summary.inputs:
-        return []
-    limit = len(summary.inputs) if verbosity >= 2 else (20 if verbosity == 1 else 5)
-    shown = summary.inputs[:limit]
-    more = ("" if len(shown) == len(summary.inputs)
-            else f" ({len(shown)} of {len(summary.inputs)}; -v shows more)")
-    lines = [style(f"worst discriminatory inputs{more}", "bold")]
-    for i, d in enumerate(shown, 1):
+def _distinct_lines(found: Sequence[DistinctInput], title: str, limit: int, width: int,
+                    verbosity: int, style: _Style) -> list[str]:
+    """Distinct inputs, worst first: the first test that recorded it with the measure, the
+    other tests below ('also: ...'), then the texts with the changed words marked."""
+    shown = found[:limit]
+    more = ("" if len(shown) == len(found)
+            else f" ({len(shown)} of {len(found)}; -v shows more)")
+    lines = [style(line, "bold") for line in wrap_words(f"{title}{more}", width)]
+    for i, item in enumerate(shown, 1):
+        d = item.worst
         what = ", ".join(dict.fromkeys(x for x in (d.kind, d.attribute) if x))
         measure = "" if d.measure is None else f"measure {d.measure:+.4g}"
         tail = "  ".join(x for x in (measure, f"({what})" if what else "") if x)
-        head = f"  {i:>2}. " + _cut(f"{d.nodeid} [{d.relation}]", width - 6, left=True)
-        if tail and len(head) + 2 + len(tail) <= width:
-            lines.append(f"{head}  {tail}")
-        else:
-            lines.append(head)
-            if tail:
-                lines.append("         " + tail)
+        head = _id_lines(f"{d.nodeid} [{d.relation}]", width, indent=6, more=2)
+        head[0] = f"  {i:>2}. " + head[0][6:]
+        if tail and len(head[-1]) + 2 + len(tail) <= width:
+            head[-1] += f"  {tail}"
+        elif tail:
+            head.append("         " + tail)
+        lines.extend(head)
+        others = item.found_by[1:]
+        listed = others if verbosity >= 1 else others[:3]
+        for other in listed:
+            lines.extend(_id_lines(f"also: {other.nodeid} [{other.relation}]", width,
+                                   indent=9))
+        if len(listed) < len(others):
+            lines.append(f"         ... and {len(others) - len(listed)} more tests")
         lines.extend(_input_lines(d, width, style, verbosity))
+    return lines
+
+
+def _inputs_section(summary: Summary, width: int, verbosity: int, style: _Style) -> list[str]:
+    """The distinct discriminatory inputs, worst first (5; -v 20; -vv all), then the
+    reference inputs: those of relations that did not hold (all of them at -v)."""
+    limit = {0: 5, 1: 20}.get(verbosity, 10**9) if verbosity >= 0 else 5
+    lines: list[str] = []
+    found = summary.distinct_inputs()
+    if found:
+        lines = _distinct_lines(found, "worst discriminatory inputs", limit, width,
+                                verbosity, style)
+    reference = summary.distinct_inputs(reference=True)
+    if verbosity < 1:  # only the evidence of relations that failed on a statistic alone
+        only = {(g.nodeid, g.relation) for g in summary.statistic_only}
+        reference = tuple(r for r in reference
+                          if any((d.nodeid, d.relation) in only for d in r.found_by))
+    if reference:
+        if lines:
+            lines.append("")
+        lines.extend(_distinct_lines(
+            reference, "other recorded inputs, not counted as discriminatory", limit, width,
+            verbosity, style))
     return lines
 
 
@@ -330,23 +563,33 @@ def _hypothesis_section(summary: Summary, width: int, verbosity: int,
     for g in groups:
         lines.extend(_title("", g, width, style, bold=False))
         lines.append(f"    {g.n_results} examples checked, {g.n_failed} failed")
-        for m in g.metrics:
-            bound = _bound(m)
-            lines.append(f"    {m.name}: final (shrunk) example {fmt(m.final)}"
-                         + (f" ({bound})" if bound else ""))
-            lines.append(f"      worst seen {fmt(m.worst)} over {m.n} examples")
+        for s in g.statistics:
+            if s.judged is None:
+                phrase = statistic_phrase(s)
+                worst = s.worst
+            else:
+                phrase = (f"{printable(s.name)}: final (shrunk) example "
+                          + (f"{s.judged} " if s.on_interval else "") + fmt(s.value)
+                          + (f" ({bound_text(s)})" if s.bound is not None else ""))
+                worst = s.worst
+            lines.extend(_id_lines(phrase, width, indent=4, more=4))
+            lines.append(f"      worst seen {fmt(worst)} over {s.n} examples")
         if g.falsifying_example:
             for line in g.falsifying_example.splitlines()[: 12 if verbosity < 1 else 60]:
-                lines.append(_cut("    " + line, width))
+                body = printable(line)
+                pad = len(body) - len(body.lstrip(" "))
+                for k, part in enumerate(wrap_words(body, max(10, width - 4 - pad - 2))):
+                    lines.append(" " * (4 + pad + (2 if k else 0)) + part)
         if g.final_violation is not None:
             lines.extend(_input_lines(g.final_violation, width, style, verbosity))
     return lines
 
 
-def _change_line(c: MetricChange, width: int) -> str:
+def _change_lines(c: MetricChange, width: int) -> list[str]:
     delta = "" if c.delta is None else f" ({c.delta:+.4g})"
-    return _cut(f"    {c.nodeid} [{c.relation}] {c.metric}: {fmt(c.baseline)} -> "
-                f"{fmt(c.current)}{delta}", width)
+    text = (f"{c.nodeid} [{c.relation}] {printable(c.metric)}: {fmt(c.baseline)} -> "
+            f"{fmt(c.current)}{delta}")
+    return _id_lines(text, width, indent=4)
 
 
 def _comparison_section(c: Comparison, width: int, verbosity: int, style: _Style) -> list[str]:
@@ -355,17 +598,18 @@ def _comparison_section(c: Comparison, width: int, verbosity: int, style: _Style
                    f"(tolerance: {c.tolerance.describe()})", "bold")]
     if c.regressions:
         lines.append("  " + style.status("worse:", verdict))
-        lines.extend(_change_line(x, width) for x in c.regressions)
+        lines.extend(x for r in c.regressions for x in _change_lines(r, width))
     if c.improvements:
         lines.append("  " + style("better:", "green"))
-        lines.extend(_change_line(x, width) for x in c.improvements)
+        lines.extend(x for r in c.improvements for x in _change_lines(r, width))
     counts = {s: sum(1 for x in c.changes if x.status == s)
               for s in ("regressed", "improved", "unchanged", "new", "missing")}
     if verbosity >= 1:
         for s in ("new", "missing"):
             if counts[s]:
                 lines.append(f"  {s}:")
-                lines.extend(_change_line(x, width) for x in c.changes if x.status == s)
+                lines.extend(x for r in c.changes if r.status == s
+                             for x in _change_lines(r, width))
     lines.append("  " + style.status(verdict, verdict) + ": " + ", ".join(
         f"{n} {s}" for s, n in counts.items()))
     return lines
@@ -462,7 +706,7 @@ def bar_chart(values: Sequence[tuple[str, float]], groups: Mapping[str, str] | N
     scale = max(abs(v) for _, v in values) or 1.0
     group_w = 0 if groups is None else max(len(g or "other") for g in order)
     group_col = 0 if groups is None else group_w + 2
-    name_w = min(18, max(len(n) for n, _ in values))
+    name_w = min(max(18, width // 4), max(len(n) for n, _ in values))
     value_w = max(len(f"{v:+.3f}") for _, v in values)
     bar_w = max(11, min(width - 2 - group_col - name_w - 1 - value_w - 3, 61))
     half = (bar_w - 1) // 2
@@ -487,22 +731,22 @@ def bar_chart(values: Sequence[tuple[str, float]], groups: Mapping[str, str] | N
             n = round(abs(value) / scale * half)
             left = (" " * (half - n) + "#" * n) if value < 0 else " " * half
             right = ("#" * n).ljust(half) if value > 0 else " " * half
-            lines.append(f"  {block}{_cut(name, name_w):<{name_w}} "
+            lines.append(f"  {block}{shorten_words(name, name_w):<{name_w}} "
                          f"{left}|{right} {value:+.3f}")
     return lines
 
 
 def _title(label: str, g: Group, width: int, style: _Style, *, bold: bool = True) -> list[str]:
-    """'label: node id [relation]' on one line, or on two when that does not fit; the node
-    id is never cut unless it alone is wider than the terminal."""
+    """'label: node id [relation]' on one line, or the label on its own line and the node
+    id under it, wrapped at its word boundaries when it alone is wider than the line."""
     ident = g.short_id
     if not label:
-        return [_cut("  " + ident, width, left=True)]
+        return _id_lines(ident, width)
     one = f"{label}: {ident}"
     if len(one) <= width:
         return [style(one, "bold") if bold else one]
-    return [style(label + ":", "bold") if bold else label + ":",
-            "  " + _cut(ident, width - 2, left=True)]
+    head = [style(x, "bold") if bold else x for x in wrap_words(label + ":", width)]
+    return [*head, *_id_lines(ident, width)]
 
 
 # ---------------------------------------------------------------------------------------
@@ -588,8 +832,8 @@ def _cell_text(cell: Cell) -> str:
 @section_lines.register
 def _table_lines(section: Table, g: Group, width: int, verbosity: int,
                  style: _Style) -> list[str]:
-    """An aligned table (numbers right-aligned), its widest columns cut to the width;
-    the first 20 rows by default, all at -v."""
+    """An aligned table (numbers right-aligned), its widest columns wrapped at word
+    boundaries to fit the width; the first 20 rows by default, all at -v."""
     kept = section.rows if verbosity >= 1 else section.rows[:_TABLE_ROWS]
     rows = [[(_cell_text(c), None) for c in row] for row in kept]
     right = {i for i in range(len(section.columns))
@@ -606,8 +850,8 @@ def _table_lines(section: Table, g: Group, width: int, verbosity: int,
     header: list[Styled] = [(c, None) for c in columns]
     more = len(section.rows) - len(kept)
     return [*_title(printable(section.heading), g, width, style),
-            _render_row(header, fitted, right, 2, 2, style, True),
-            *(_render_row(r, fitted, right, 2, 2, style) for r in rows),
+            *_render_row(header, fitted, right, 2, 2, style, True),
+            *(line for r in rows for line in _render_row(r, fitted, right, 2, 2, style)),
             *([f"  ... {more} more rows (-v shows them)"] if more else [])]
 
 
@@ -642,7 +886,8 @@ def _cluster_lines(c: Cluster, relative: bool, width: int, verbosity: int) -> li
             break
         shown.append(term)
     left = len(terms) - len(shown)
-    return [_cut(head + ", ".join(shown) + (f", +{left} more" if left else ""), width)]
+    return [shorten_words(head + ", ".join(shown) + (f", +{left} more" if left else ""),
+                          width)]
 
 
 def _sections_block(summary: Summary, width: int, verbosity: int, style: _Style) -> list[str]:
@@ -662,35 +907,76 @@ def _sections_block(summary: Summary, width: int, verbosity: int, style: _Style)
 # ---------------------------------------------------------------------------------------
 
 
-def _totals_line(summary: Summary, style: _Style) -> str:
+_OUTCOME_STYLE = {"failed": "FAIL", "passed": "PASS", "skipped": "WARN", "xfailed": "XFAIL",
+                  "xpassed": "WARN"}
+
+
+def totals_segments(summary: Summary) -> list[list[tuple[str, str | None]]]:
+    """The run's counts as three lines of (text, status for colour) pieces, each defined
+    once (`report.summary`; README, "Reading the report"):
+
+    1. fairness tests by pytest's outcome (pytest's own counts, for these tests);
+    2. relations by verdict (PASS, FAIL, WARN, XFAIL);
+    3. discriminatory inputs found, how many distinct, and how many relations that did not
+       hold were judged on a statistic with no input-level finding.
+    """
     t = summary.totals()
-    parts = []
-    for key, status in (("failed", "FAIL"), ("warned", "WARN"), ("xfailed", "XFAIL"),
-                        ("passed", "PASS")):
-        if t[key]:
-            parts.append(style.status(f"{t[key]} {key}", status))
-    checks = f"{t['groups']} relation{'s' if t['groups'] != 1 else ''}"
-    line = (f"fairness: {checks} in {t['tests']} test{'s' if t['tests'] != 1 else ''}: "
-            + ", ".join(parts)
-            + f"; {t['violations']} violation{'s' if t['violations'] != 1 else ''}"
-            + (f" ({t['distinct_violations']} distinct discriminatory inputs)"
-               if t["distinct_violations"] != t["violations"] else ""))
+    tests: list[tuple[str, str | None]] = [
+        (f"fairness: {_plural(t['tests'], 'test')} recorded fairness results; "
+         f"{'its pytest outcome' if t['tests'] == 1 else 'their pytest outcomes'}: ", None)]
+    outcomes = [(f"{n} {o}", _OUTCOME_STYLE.get(o)) for o, n in summary.outcomes().items() if n]
+    for i, piece in enumerate(outcomes):
+        tests.extend([(", ", None)] if i else [])
+        tests.append(piece)
+    relations: list[tuple[str, str | None]] = [
+        (f"fairness: {_plural(t['groups'], 'relation')} checked; "
+         f"{'its verdict' if t['groups'] == 1 else 'their verdicts'}: ", None)]
+    verdicts = [(f"{t[key]} {status}", status) for key, status in (
+        ("failed", "FAIL"), ("warned", "WARN"), ("xfailed", "XFAIL"), ("passed", "PASS"))
+        if t[key]]
+    for i, piece in enumerate(verdicts):
+        relations.extend([(", ", None)] if i else [])
+        relations.append(piece)
     if summary.warn_only:
-        line += " [warn-only]"
-    return line
+        relations.append((" [warn-only]", None))
+    found, kept, distinct = t["violations"], t["recorded_violations"], t["distinct_violations"]
+    if found:
+        text = f"fairness: {_plural(found, 'discriminatory input')} found"
+        text += (" (none recorded)" if not kept else f" ({distinct} distinct)" if kept == found
+                 else f" ({distinct} distinct among the {kept} recorded)")
+    else:
+        text = "fairness: no discriminatory inputs found"
+    only, failing = t["statistic_only"], len(summary.groups) - t["passed"]
+    if only == 1 and failing == 1:
+        text += ("; the relation that did not hold was judged on a statistic "
+                 "(no input-level finding)")
+    elif only and only == failing:
+        text += (f"; the {only} relations that did not hold were judged on a statistic "
+                 "(no input-level finding)")
+    elif only:
+        text += (f"; {only} of the {failing} relations that did not hold "
+                 f"{'was' if only == 1 else 'were'} judged on a statistic alone "
+                 "(no input-level finding)")
+    return [tests, relations, [(text, None)]]
+
+
+def _totals_lines(summary: Summary, style: _Style) -> list[str]:
+    return ["".join(style.status(text, status) if status else text for text, status in line)
+            for line in totals_segments(summary)]
 
 
 def _quiet(summary: Summary, style: _Style) -> list[str]:
-    """One line per failing or warned relation (never cut: the node id is for copying)."""
+    """One line per relation that did not hold: its headline statistic (the judged value,
+    labelled, with its bound and estimate) and its inputs (never cut: the node id is for
+    copying)."""
     lines = []
     for g in summary.groups:
         if g.status == "PASS":
             continue
-        m = g.primary
-        metric = "" if m is None else f" {m.name}={fmt(m.final)}" + (
-            f" ({_bound(m)})" if m.bound is not None else "")
-        lines.append(f"{style.status(g.status, g.status)} {g.nodeid} {g.relation}:{metric}, "
-                     f"{g.n_violations} violation{'s' if g.n_violations != 1 else ''}")
+        head = g.headline
+        metric = "" if head is None else f" {statistic_phrase(head)},"
+        lines.append(f"{style.status(g.status, g.status)} {g.nodeid} {printable(g.relation)}:"
+                     f"{metric} {_inputs_phrase(g)}")
     if summary.comparison is not None:
         for c in summary.comparison.regressions:
             lines.append(f"{style.status('WORSE', 'FAIL')} {c.nodeid} {c.relation}: {c.metric} "
@@ -707,7 +993,7 @@ def render_text(
     if summary.empty:
         return []
     if verbosity < 0:
-        return [*_quiet(summary, style), _totals_line(summary, style),
+        return [*_quiet(summary, style), *_totals_lines(summary, style),
                 *summary.notes]
     blocks: list[list[str]] = [_table(summary, width, verbosity, style)]
     for block in (
@@ -725,9 +1011,25 @@ def render_text(
             lines.append("")
         lines.extend(block)
     lines.append("")
-    lines.append(_totals_line(summary, style))
+    lines.extend(_totals_lines(summary, style))
     lines.extend(summary.notes)
     return lines
 
 
-__all__ = ["bar_chart", "line_chart", "printable", "render_text", "section_lines", "segments"]
+__all__ = [
+    "bar_chart",
+    "bound_text",
+    "estimate_text",
+    "interval_text",
+    "judged_text",
+    "label_text",
+    "line_chart",
+    "printable",
+    "render_text",
+    "section_lines",
+    "segments",
+    "shorten_words",
+    "statistic_phrase",
+    "totals_segments",
+    "wrap_words",
+]

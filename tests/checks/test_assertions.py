@@ -177,9 +177,25 @@ def test_a_given_test_finds_the_planted_sentence_and_notes_the_table() -> None:
     with pytest.raises(pf.FairnessViolation) as exc:
         check()
     notes = "\n".join(getattr(exc.value, "__notes__", []))
-    assert "Alice wrote the plan." in notes
-    assert "label_invariance failed" in notes  # hypothesis.note(table)
-    assert "+ [[Bob]] wrote the plan." in notes
+    assert "Alice wrote the plan." in notes  # the falsifying example
+    # the table is the exception's message, once: not noted again
+    assert "+ [[Bob]] wrote the plan." in str(exc.value)
+    assert "label_invariance failed" not in notes
+
+
+def test_a_warned_failure_is_noted_for_a_given_test_that_fails_otherwise() -> None:
+    @settings(database=None, derandomize=True, max_examples=10,
+              suppress_health_check=list(HealthCheck))
+    @given(st.sampled_from(["Alice wrote the plan.", "We left."]))
+    def check(sentence: str) -> None:
+        A.assert_label_invariant(planted, sentence, sentence.replace("Alice", "Bob") + " ")
+        assert "Alice" not in sentence, "the test's own assertion"
+
+    with capture(warn_only=True), pytest.warns(A.FairnessWarning), \
+            pytest.raises(AssertionError, match="the test's own assertion") as exc:
+        check()
+    notes = "\n".join(getattr(exc.value, "__notes__", []))
+    assert "label_invariance failed" in notes  # the warned table, noted
 
 
 def test_assertions_target_the_measured_discrimination(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -264,7 +280,7 @@ def test_scoresens_with_confidence_fails_only_past_the_interval() -> None:
         A.assert_scoresens_below(one_sentence, SENTENCES, NAMES, max_abs=0.05)
     A.assert_scoresens_below(one_sentence, SENTENCES, NAMES, max_abs=0.05, confidence=0.95,
                              seed=1)  # the interval reaches 0
-    with pytest.raises(pf.FairnessViolation, match=r"lower CI end"):
+    with pytest.raises(pf.FairnessViolation, match=r"lower joint studentized CI end"):
         A.assert_scoresens_below(planted, SENTENCES, NAMES, max_abs=0.05, confidence=0.95)
 
 
@@ -426,11 +442,11 @@ def test_wasserstein_between_two_samples_and_groups() -> None:
         with pytest.raises(pf.FairnessViolation, match=r"W1\(a, b\) +0\.5000 +<= 0\.1000 +FAIL"):
             A.assert_wasserstein_below(a, b, 0.1)
         A.assert_wasserstein_below(a, a, 0.0)
-        with pytest.raises(pf.FairnessViolation, match=r"W1\(men, all\)"):
+        with pytest.raises(pf.FairnessViolation, match=r"W1\(men, pool\)"):
             A.assert_wasserstein_below({"women": a, "men": b}, max_w1=0.1)
         A.assert_wasserstein_below(a, b, 0.6, confidence=0.9, seed=0)
         assert [r["passed"] for r in state.results] == [False, True, False, True]
-        assert state.results[2]["extra"]["w1"]["W1(women, all)"] == pytest.approx(0.25)
+        assert state.results[2]["extra"]["w1"]["W1(women, pool)"] == pytest.approx(0.25)
 
 
 def test_bias_auc_above() -> None:

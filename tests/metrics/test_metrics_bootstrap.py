@@ -19,7 +19,8 @@ from pytest_fairness.metrics import (
 
 def test_percentile_interval_by_replaying_the_draws() -> None:
     sample = np.array([1.0, 2.0, 3.0, 4.0])
-    ci = bootstrap_ci(np.mean, sample, n_resamples=5, confidence=0.8, seed=11)
+    ci = bootstrap_ci(np.mean, sample, n_resamples=5, confidence=0.8, seed=11,
+                      method="percentile")
     # replay: the same generator draws the same 5 index vectors
     rng = np.random.default_rng(11)
     means = [sample[rng.integers(0, 4, size=4)].mean() for _ in range(5)]
@@ -65,10 +66,15 @@ def test_psa_bootstrap_estimates_match_psa() -> None:
 
 
 def test_counterfactual_and_wasserstein_bootstrap() -> None:
-    cf = bootstrap_counterfactual([0.9, 0.2, 0.5], [0.6, 0.5, 0.5], n_resamples=100, seed=0)
+    cf = bootstrap_counterfactual([0.9, 0.2, 0.5], [0.6, 0.5, 0.5], n_resamples=100, seed=0,
+                                  method="percentile")
     # per-pair gaps .3, .3, 0 -> mean .2
     assert cf.estimate == pytest.approx(0.2)
     assert 0.0 <= cf.low <= cf.high <= 0.3 + 1e-12
+    # the default is studentized; finite even where resamples repeat one value
+    stud = bootstrap_counterfactual([0.9, 0.2, 0.5], [0.6, 0.5, 0.5], n_resamples=100, seed=0)
+    assert stud.method == "studentized"
+    assert -1.0 < stud.low <= 0.2 <= stud.high < 2.0
     a, b = [0.1, 0.2, 0.3], [0.5, 0.6]
     w = bootstrap_wasserstein(a, b, n_resamples=100, seed=0)
     assert w.estimate == pytest.approx(wasserstein(a, b))

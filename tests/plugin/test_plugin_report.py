@@ -110,7 +110,7 @@ def test_summary_of_a_run_that_passes_fails_and_warns(pytester: pytest.Pytester)
     result.stdout.fnmatch_lines([
         "*= fairness summary =*",
         "  test [[]relation]",
-        "    metric*value*worst*bound*result*violations",
+        "    statistic*judged*worst*bound*result*inputs",
         "  test_suite.py::test_eps[[]0.1] [[]eps_k_fairness]",
         "    violation fraction*0*<= 0.1*PASS*0/5",
         "  test_suite.py::test_gender_fail [[]label_invariance]",
@@ -140,7 +140,9 @@ def test_summary_of_a_run_that_passes_fails_and_warns(pytester: pytest.Pytester)
         "          Emma *#|* -0.010",
         "  male    John *|#* +0.020",
         "          Wei *#|* -0.020",
-        "fairness: 6 relations in 6 tests: 2 failed, 1 warned, 3 passed; * violations*",
+        "fairness: 6 tests recorded fairness results; their pytest outcomes: 2 failed, 4 passed",
+        "fairness: 6 relations checked; their verdicts: 2 FAIL, 1 WARN, 3 PASS",
+        "fairness: * discriminatory inputs found (* distinct*)",
         "*short test summary info*",
     ])
     assert "test_not_a_fairness_test" not in result.stdout.str().split("fairness summary")[1]
@@ -174,7 +176,9 @@ def test_an_expected_failure_is_xfail_in_the_summary_and_report(
         "    max_shift*0.8*<= 0.1*XFAIL*2/10",
         "  test_suite.py::test_real_failure [[]score_sens]",
         "    max |ScoreSens|*0.3*<= 0.1*FAIL*",
-        "fairness: 3 relations in 3 tests: 1 failed, 1 xfailed, 1 passed; *",
+        "fairness: 3 tests recorded fairness results; their pytest outcomes: 1 failed, "
+        "1 xfailed, 1 xpassed",
+        "fairness: 3 relations checked; their verdicts: 1 FAIL, 1 XFAIL, 1 PASS",
     ])
     doc = _validate(pytester.path / "out" / "fairness.json")
     assert (doc["totals"]["xfailed"], doc["totals"]["failed"]) == (1, 1)
@@ -197,12 +201,13 @@ def test_quiet_keeps_one_line_per_failing_test(pytester: pytest.Pytester) -> Non
     result = pytester.runpytest("-q", "-p", "no:randomly")
     section = result.stdout.str().split("fairness summary")[1].splitlines()[1:5]
     assert section[0] == ("FAIL test_suite.py::test_gender_fail label_invariance: "
-                          "max_shift=0.8 (<= 0.1), 3 violations")
+                          "max_shift = 0.8 (<= 0.1), 3/10 inputs discriminatory")
     assert section[1] == ("WARN test_suite.py::test_gender_warn label_invariance: "
-                          "max_shift=0.4 (<= 0.1), 2 violations")
+                          "max_shift = 0.4 (<= 0.1), 2/10 inputs discriminatory")
     assert section[2].startswith("FAIL test_suite.py::test_hypothesis_search label_invariance: "
-                                 "max_shift=0.51 (<= 0.5), ")
-    assert section[3].startswith("fairness: 6 relations in 6 tests: 2 failed, 1 warned")
+                                 "max_shift = 0.51 (<= 0.5), ")
+    assert section[3].startswith("fairness: 6 tests recorded fairness results; their pytest "
+                                 "outcomes: 2 failed, 4 passed")
     assert "worst discriminatory inputs" not in result.stdout.str()
 
 
@@ -213,7 +218,8 @@ def test_warn_only_run_passes_and_says_warn(pytester: pytest.Pytester) -> None:
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines([
         "    max_shift*0.8*<= 0.1*WARN*3/10",
-        "fairness: 5 relations in 5 tests: 2 warned, 3 passed; 5 violations [[]warn-only]",
+        "fairness: 5 relations checked; their verdicts: 2 WARN, 3 PASS [[]warn-only]",
+        "fairness: 5 discriminatory inputs found (3 distinct)",
     ])
 
 
@@ -385,12 +391,19 @@ def test_baseline_tolerance(pytester: pytest.Pytester, tolerance: str,
     assert result.ret == ret
 
 
-def test_baseline_regression_only_warns_under_warn_only(pytester: pytest.Pytester) -> None:
+def test_baseline_regression_warns_only_when_the_gate_leaves_regressions_out(
+    pytester: pytest.Pytester,
+) -> None:
     _project(pytester, BASELINE_SUITE)
     _values(pytester, 0.3)
     pytester.runpytest("--fairness-save-baseline=base.json")
     _values(pytester, 0.9)
+    # warn-only is about failing assertions; the regression gate is --fairness-gate's
     pytester.makeini("[pytest]\nfairness_compare = base.json\nfairness_warn_only = true\n")
+    gated = pytester.runpytest()
+    assert gated.ret == pytest.ExitCode.TESTS_FAILED
+    gated.stdout.fnmatch_lines(["  FAIL: 1 regressed, *"])
+    pytester.makeini("[pytest]\nfairness_compare = base.json\nfairness_gate = bounds\n")
     result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["  WARN: 1 regressed, *"])
@@ -506,7 +519,7 @@ def test_plugin_works_when_xdist_is_not_installed(pytester: pytest.Pytester) -> 
     result = _subprocess(pytester, "-p", "pytest_fairness.plugin", "-p", "hypothesis",
                          "--fairness-report=out", **env)
     result.assert_outcomes(passed=5, failed=2)
-    result.stdout.fnmatch_lines(["*= fairness summary =*", "fairness: 6 relations in 6 tests*"])
+    result.stdout.fnmatch_lines(["*= fairness summary =*", "fairness: 6 relations checked*"])
     _validate(pytester.path / "out" / "fairness.json")
 
 
