@@ -21,7 +21,6 @@ from ..models.thresholds import decision_threshold
 from ..perturb.coerce import coerce_cases, perturbation_from_texts, resolve_perturber
 from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement, Violation
-from ..runtime.tracebacks import hide_on_fairness_error
 from ..types import Perturbation, TextModel
 from .verdict import (
     RECORDED_VIOLATIONS,
@@ -36,7 +35,6 @@ __all__ = [
 ]
 
 # A ConfigurationError raised in a helper here is traced to the user's call, not to us.
-__tracebackhide__ = hide_on_fairness_error
 
 
 def _eps_k_args(eps: object, k: object) -> tuple[float, int]:

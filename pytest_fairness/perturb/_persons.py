@@ -16,11 +16,8 @@ import numpy as np
 
 from ..errors import ConfigurationError
 from ..resources.knowledge import KnowledgeGraph
-from ..runtime.tracebacks import hide_on_fairness_error
 from ..types import Perturbation, Span
 from ._edit import indefinite_article
-
-__tracebackhide__ = hide_on_fairness_error  # a FairnessError points at the user's call
 
 __all__ = [
     "article_before",

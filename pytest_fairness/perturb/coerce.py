@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigurationError
-from ..runtime.tracebacks import hide_on_fairness_error
 from ..types import BuiltinKind, Case, Perturbation, Span, check_texts
 from .kinds import (
     DEFAULT_BATCH_SIZE,
@@ -43,7 +42,6 @@ __all__ = [
 ]
 
 # A ConfigurationError about what a user passed is traced to the user's call, not here.
-__tracebackhide__ = hide_on_fairness_error
 
 #: What a perturber callable may return for one text.
 PerturberOutput = Perturbation | str | Sequence[Perturbation | str] | None

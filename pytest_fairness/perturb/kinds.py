@@ -44,11 +44,8 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..registry import ENTRY_POINT_GROUPS, Registry
 from ..resources.nlp import disabled
-from ..runtime.tracebacks import hide_on_fairness_error
 from ..types import Perturbation, check_texts
 from ._persons import resolve_nlp
-
-__tracebackhide__ = hide_on_fairness_error  # a FairnessError points at the user's call
 
 __all__ = [
     "KIND_REGISTRY",

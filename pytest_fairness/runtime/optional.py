@@ -15,9 +15,6 @@ from collections.abc import Iterable
 from types import ModuleType
 
 from ..errors import ConfigurationError, MissingDependencyError
-from .tracebacks import hide_on_fairness_error
-
-__tracebackhide__ = hide_on_fairness_error
 
 __all__ = ["EXTRAS", "PACKAGES", "TORCH", "install_hint", "require"]
 

@@ -75,3 +75,10 @@ def test_an_internal_bug_is_still_traced_to_its_line(pytester: pytest.Pytester) 
     text = "\n".join(section)
     assert "RuntimeError: a bug in the kind registry" in text
     assert "pytest_fairness/perturb/coerce.py" in text
+
+
+def test_full_trace_shows_the_package_frames_again(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_it=NO_ATTRIBUTE)
+    result = pytester.runpytest("-p", "no:randomly", "-p", "no:cacheprovider", "--full-trace")
+    result.assert_outcomes(failed=1)
+    assert "pytest_fairness/checks/epsk.py" in result.stdout.str()

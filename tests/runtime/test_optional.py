@@ -6,14 +6,12 @@ from __future__ import annotations
 import ast
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 import pytest_fairness
 from pytest_fairness.errors import ConfigurationError, MissingDependencyError
 from pytest_fairness.runtime.optional import TORCH, install_hint, require
-from pytest_fairness.runtime.tracebacks import hide_on_fairness_error
 
 PACKAGE = Path(pytest_fairness.__file__).parent
 
@@ -102,13 +100,6 @@ def test_require_gives_the_extra_of_a_known_module(monkeypatch: pytest.MonkeyPat
         require("spacy", "spaCy pipelines")
     assert "(import of spacy halted; None in sys.modules)" in str(info.value)
     assert str(info.value).splitlines()[1] == f"    {install_hint('nlp')}"
-
-
-def test_only_errors_raised_on_purpose_hide_frames() -> None:
-    assert hide_on_fairness_error(SimpleNamespace(value=MissingDependencyError("x")))
-    assert hide_on_fairness_error(SimpleNamespace(value=ConfigurationError("x")))
-    assert not hide_on_fairness_error(SimpleNamespace(value=RuntimeError("a bug")))
-    assert not hide_on_fairness_error(None)
 
 
 MISSING_SPACY = """
