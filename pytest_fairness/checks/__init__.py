@@ -10,8 +10,10 @@
   (accumulated-prediction-sensitivity, section 6.5);
 - `sensitivity`: accumulated prediction sensitivity P1-P5 (accumulated-prediction-sensitivity,
   sections 3 and 6.3-6.5);
-- `wasserstein`: W1 between score distributions (counterfactual-sentiment-bias, section 3);
-- `bias_auc`: subgroup, BPSN and BNSP AUCs (cross-geographic-toxicity-bias, section 5.2);
+- `wasserstein`: W1 between score distributions, and the paired signed gap of paired
+  scores (counterfactual-sentiment-bias, section 3);
+- `bias_auc`: subgroup, BPSN and BNSP AUCs, for one subgroup or as a table of many
+  (cross-geographic-toxicity-bias, section 5.2);
 - `lexical`: identity terms in template sentences, their mean score shift and clusters
   (cross-geographic-toxicity-bias, section 3.2);
 - `generation`: counterfactual sentiment bias of text generators, the run behind the
@@ -26,7 +28,7 @@ for a team's own relation. Only this package and the plugin read the run's conte
 
 from __future__ import annotations
 
-from .bias_auc import assert_bias_auc_above
+from .bias_auc import assert_bias_auc_above, assert_subgroup_aucs_above
 from .counterfactual import assert_counterfactual_fair, counterfactual
 from .epsk import assert_eps_k_fair
 from .invariance import assert_label_invariant, invariance
@@ -34,7 +36,7 @@ from .lexical import assert_lexical_shift_below, lexical_scan
 from .psa import assert_labeldist_below, assert_scoresens_below
 from .sensitivity import assert_prediction_sensitivity_below
 from .verdict import FairnessWarning, assert_result, record
-from .wasserstein import assert_wasserstein_below
+from .wasserstein import assert_paired_gap_below, assert_wasserstein_below
 
 __all__ = [
     "FairnessWarning",
@@ -44,9 +46,11 @@ __all__ = [
     "assert_label_invariant",
     "assert_labeldist_below",
     "assert_lexical_shift_below",
+    "assert_paired_gap_below",
     "assert_prediction_sensitivity_below",
     "assert_result",
     "assert_scoresens_below",
+    "assert_subgroup_aucs_above",
     "assert_wasserstein_below",
     "counterfactual",
     "invariance",

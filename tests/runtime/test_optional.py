@@ -61,7 +61,7 @@ def _message_literals(path: Path) -> list[tuple[int, str]]:
 
 #: Install commands still written out by hand, and why.
 HAND_WRITTEN = {
-    "report/html.py": "pending: the report owner's file; should read install_hint('report')",
+    "report/html.py": "matplotlib itself, from PyPI: works with or without the checkout",
     "resources/lexicon.py": "a --force-reinstall of a broken install, not an install",
 }
 
