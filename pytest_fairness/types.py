@@ -6,14 +6,12 @@ hands the next one of the plain, immutable records defined here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
-
-from .errors import ConfigurationError
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -159,22 +157,3 @@ class Case:
     @property
     def perturbed(self) -> tuple[str, ...]:
         return tuple(p.perturbed for p in self.perturbations)
-
-
-def check_texts(texts: object, what: str = "texts") -> list[str]:
-    """`texts` as a list of str, the one check every layer applies to the texts it is
-    given: a single string or a non-text item raises `ConfigurationError` saying the fix."""
-    if isinstance(texts, str):
-        raise ConfigurationError(
-            f"{what} must be a list of texts, not one string (a single string is one text); "
-            f"wrap it: [{texts!r:.60}]"
-        )
-    if not isinstance(texts, Iterable):
-        raise ConfigurationError(f"{what} must be a list of texts, got {type(texts).__name__}")
-    out = list(texts)
-    for i, text in enumerate(out):
-        if not isinstance(text, str):
-            raise ConfigurationError(
-                f"{what} must be strings; item {i} is {type(text).__name__} {text!r:.60}"
-            )
-    return out

@@ -43,7 +43,7 @@ from ..metrics.bias_auc import AEG_SIGN, as_mask, misranked_share, subgroup_bias
 from ..metrics.validation import BoolArray, FloatArray, as_float_array
 from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement, Table, Violation
-from ..types import check_texts
+from ..validation import check_texts
 from .verdict import (
     RECORDED_VIOLATIONS,
     check_bound,

@@ -19,7 +19,8 @@ from ..models.scoring import ScoredPair, coerce_model, score_pairs
 from ..perturb.coerce import gender_swapper
 from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement
-from ..types import FloatArray, check_texts
+from ..types import FloatArray
+from ..validation import check_texts
 from .verdict import (
     RECORDED_VIOLATIONS,
     check_bound,

@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement, Violation
-from ..types import check_texts
+from ..validation import check_texts
 from .verdict import (
     RECORDED_VIOLATIONS,
     check_bound,

@@ -23,7 +23,8 @@ import numpy as np
 from ..errors import ConfigurationError, FairnessError, ModelCallError, ModelOutputError
 from ..runtime.progress import progress
 from ..runtime.stack import on_fresh_stack
-from ..types import FloatArray, ModelStats, check_texts
+from ..types import FloatArray, ModelStats
+from ..validation import check_texts
 from .cache import DiskCache, Kind, PredictionCache, Row, open_disk_cache, stable_config
 from .defaults import run_settings, session_cache
 from .outputs import as_array, numeric, short, show_row, sigmoid, softmax

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ModelOutputError
-from ..types import check_texts
+from ..validation import check_texts
 from .base import ModelAdapter, Row
 from .outputs import short
 from .torchnn import device_of, eval_mode, torch_proba

@@ -37,7 +37,8 @@ from ..metrics.smoothing import mitigation_curve as _curve
 from ..metrics.validation import check_eps
 from ..perturb.coerce import ResolvedPerturber, resolve_perturber
 from ..perturb.name_swap import check_names
-from ..types import FloatArray, ModelStats, Perturbation, TextModel, check_texts
+from ..types import FloatArray, ModelStats, Perturbation, TextModel
+from ..validation import check_texts
 from .defaults import run_settings
 from .scoring import coerce_model, score_texts
 from .thresholds import decision_threshold, model_score_range, output_kind

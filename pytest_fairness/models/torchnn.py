@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
-from ..types import check_texts
+from ..validation import check_texts
 from .base import ModelAdapter, Output, Row
 
 if TYPE_CHECKING:

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigurationError
-from ..types import BuiltinKind, Case, Perturbation, Span, check_texts
+from ..types import BuiltinKind, Case, Perturbation, Span
+from ..validation import check_texts
 from .kinds import (
     DEFAULT_BATCH_SIZE,
     PerturbationKind,

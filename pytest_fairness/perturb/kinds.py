@@ -44,7 +44,8 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..registry import ENTRY_POINT_GROUPS, Registry
 from ..resources.nlp import disabled
-from ..types import Perturbation, check_texts
+from ..types import Perturbation
+from ..validation import check_texts
 from ._persons import resolve_nlp
 
 __all__ = [

@@ -34,7 +34,8 @@ from ..resources.embeddings import VectorsLike
 from ..resources.fluency import DEFAULT_MIN_RATIO
 from ..resources.knowledge import KnowledgeGraph
 from ..resources.nlp import disabled
-from ..types import Perturbation, check_texts
+from ..types import Perturbation
+from ..validation import check_texts
 from ._persons import nouns, resolve_graph, resolve_nlp
 from .active import ActiveMutator, active_mutator
 from .analogy import AnalogyMutator, analogy_mutator
