@@ -18,6 +18,16 @@ class ConfigurationError(FairnessError, ValueError):
     """An option, argument, marker or input is wrong; the message says how to fix it."""
 
 
+class NothingJudgedError(ConfigurationError):
+    """A relation judged nothing (the model skipped every input): it cannot pass on nothing.
+    Raised under ``--fairness-on-empty=fail`` (the default); `.reason` gives the counts."""
+
+    def __init__(self, message: str, *, relation: str = "", reason: str = "") -> None:
+        super().__init__(message)
+        self.relation = relation
+        self.reason = reason
+
+
 class MissingDependencyError(FairnessError, ImportError):
     """A feature needs an optional dependency that is not installed."""
 

@@ -45,6 +45,8 @@ class Settings:
     (one SQLite file per fingerprint); none: predictions are kept in memory only."""
     no_cache: bool = False
     """Turn every prediction cache off (memory and disk): each request reaches the model."""
+    on_empty: str = "fail"
+    """What a relation that judged nothing does: "fail" (`NothingJudgedError`) or "skip"."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.threshold <= 1.0:
@@ -57,6 +59,10 @@ class Settings:
                 f"fairness cache size must be 0 (no cache) or a positive number of texts, got "
                 f"{self.cache_size}; set --fairness-cache-size (or fairness_cache_size)"
             )
+        if self.on_empty not in ("fail", "skip"):
+            raise ConfigurationError(
+                f"fairness on-empty policy must be 'fail' or 'skip', got {self.on_empty!r}; "
+                "set --fairness-on-empty (or the fairness_on_empty ini key)")
         if self.batch_size < 1:
             raise ConfigurationError(
                 f"fairness batch size must be a positive integer, got {self.batch_size}; "
@@ -91,4 +97,5 @@ class Settings:
 
 
 #: Keyword arguments the `fairness` marker accepts, with their types.
-MARKER_KEYS: dict[str, type] = {"threshold": float, "seed": int, "warn_only": bool}
+MARKER_KEYS: dict[str, type] = {"threshold": float, "seed": int, "warn_only": bool,
+                                "on_empty": str}

@@ -65,6 +65,7 @@ from .corpus import ANCHOR_KINDS, Corpus, CorpusSource
 from .errors import ConfigurationError, FairnessError
 from .resources import names as _name_lists
 from .types import Anchor, Case
+from .validation import check_bool, check_int, check_number
 
 if TYPE_CHECKING:
     from .perturb.gender import Target
@@ -334,10 +335,30 @@ def _corpus(corpus: Corpus | CorpusSource) -> Corpus:
 
 
 def _positive(what: str, value: int | None, *, optional: bool = True) -> None:
+    """`value` must be a whole number >= 1 (`check_int`: not a bool, 2.5, NaN or "3"), or
+    None when `optional`."""
     if value is None and optional:
         return
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if check_int(value, what) < 1:
         raise ConfigurationError(f"{what} must be a positive integer, got {value!r}")
+
+
+def _flag(what: str, value: object) -> None:
+    """`value` must be True or False (a string such as "false" would read as true)."""
+    check_bool(value, what)
+
+
+def _seed_arg(seed: object) -> None:
+    if seed is not None:
+        check_int(seed, "seed")
+
+
+def _nlp_arg(nlp: object) -> None:
+    if nlp is not None and (not isinstance(nlp, str) or not nlp.strip()):
+        raise ConfigurationError(
+            f"nlp must be the name of a spaCy pipeline such as 'en_core_web_sm', or None for "
+            f"the run's, got {type(nlp).__name__} {nlp!r:.60}"
+        )
 
 
 def _short_texts(corpus: Corpus, max_words: int) -> Iterable[str]:
@@ -348,6 +369,35 @@ def _batches(texts: Iterable[str], size: int) -> Iterable[list[str]]:
     iterator = iter(texts)
     while batch := list(itertools.islice(iterator, size)):
         yield batch
+
+
+class _Parsable:
+    """Whether spaCy can parse a corpus text (`pytest_fairness.resources.nlp.unparsable`
+    with the pipeline's max_length), counting the ones it cannot: a pool skips them, as
+    `Corpus.anchored` does, rather than fail on one bad line of a corpus."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.skipped = 0
+
+    def __call__(self, text: str) -> bool:
+        from .resources.nlp import unparsable
+
+        if self.limit is None or unparsable(text, self.limit) is None:
+            return True
+        self.skipped += 1
+        return False
+
+    def note(self) -> str:
+        """", N skipped because spaCy cannot parse them", or ""."""
+        return f", {self.skipped} skipped because spaCy cannot parse them" if self.skipped else ""
+
+
+def _parsable(nlp: str | None) -> _Parsable:
+    """A `_Parsable` for the spaCy pipeline `nlp` (loaded: its max_length counts)."""
+    from .resources.nlp import load, max_length
+
+    return _Parsable(max_length(load(nlp)))
 
 
 def _nothing(call: str, why: str) -> ConfigurationError:
@@ -385,6 +435,9 @@ def anchored_sentences(
     _check_kind(kind)
     _positive("max_words", max_words, optional=False)
     _positive("limit", limit)
+    _flag("balance_gender", balance_gender)
+    _seed_arg(seed)
+    _nlp_arg(nlp)
 
     def build() -> tuple[Anchor, ...]:
         try:
@@ -424,6 +477,14 @@ def names(
     seconds to clean. Use it as the `names` of `name_perturbations`.
     """
     _positive("n", n)
+    _flag("clean", clean)
+    for what, value in (("gender", gender), ("origin", origin)):
+        if value is not None and not isinstance(value, str):
+            raise ConfigurationError(
+                f"{what} must be a str or None, got {type(value).__name__} {value!r:.60}"
+            )
+    if not isinstance(lang, str):
+        raise ConfigurationError(f"lang must be a language code such as 'en', got {lang!r:.60}")
 
     def build() -> tuple[str, ...]:
         if origin is not None:
@@ -477,6 +538,8 @@ def name_perturbations(
     _positive("max_words", max_words, optional=False)
     _positive("limit", limit)
     _positive("max_names", max_names)
+    _flag("subset", subset)
+    _nlp_arg(nlp)
     name_list: tuple[str, ...] | None = None
     if isinstance(names, st.SearchStrategy):
         if not subset:
@@ -547,16 +610,18 @@ def gender_counterfactuals(
     `limit` stops reading the corpus after that many. `swap_names` also swaps first names (see
     `gender_swap`).
     """
-    if target not in ("opposite", "neutral"):
-        raise ConfigurationError(f"target must be 'opposite' or 'neutral', not {target!r}")
+    if not isinstance(target, str) or target not in ("opposite", "neutral"):
+        raise ConfigurationError(f"target must be 'opposite' or 'neutral', not {target!r:.60}")
     source = _corpus(corpus)
     _positive("max_words", max_words, optional=False)
     _positive("limit", limit)
+    _nlp_arg(nlp)
 
     def build() -> _Cases:
         from .perturb import gender_swaps
 
         may_swap = _may_swap() if swap_names is False else None
+        parsable = _parsable(nlp)
         seen = short = 0
         cases: list[Case] = []
 
@@ -564,7 +629,7 @@ def gender_counterfactuals(
             nonlocal seen, short
             for text in source:
                 seen += 1
-                if len(text.split()) > max_words:
+                if len(text.split()) > max_words or not parsable(text):
                     continue
                 short += 1
                 if may_swap is None or may_swap(text):
@@ -585,8 +650,8 @@ def gender_counterfactuals(
             raise _nothing(
                 pool.call,
                 f"corpus {source.name}: read {seen} texts, {short} of at most {max_words} "
-                f"words, none with {what}{unswappable}. Use texts that mention a "
-                "gendered person",
+                f"words{parsable.note()}, none with {what}{unswappable}. Use texts that "
+                "mention a gendered person",
             )
         return _Cases(_shortest_first(cases), subset=False)
 
@@ -644,6 +709,10 @@ def mutations(
     _positive("candidates", candidates, optional=False)
     _positive("max_words", max_words, optional=False)
     _positive("limit", limit)
+    _flag("subset", subset)
+    _nlp_arg(nlp)
+    if min_ratio is not None:
+        check_number(min_ratio, "min_ratio", minimum=0)
     chosen_kinds = None if kinds is None else tuple(kinds)
     options = _mutation_options(attribute, kinds=chosen_kinds, graph=graph, vectors=vectors,
                                 candidates=candidates, fluency=fluency, min_ratio=min_ratio)
@@ -655,12 +724,13 @@ def mutations(
             raise _nothing(pool.call, str(exc)) from exc
         seen = short = 0
         cases: list[Case] = []
+        parsable = _parsable(nlp) if kind.needs_parse else _Parsable(None)
 
         def candidates_of() -> Iterable[str]:
             nonlocal seen, short
             for text in source:
                 seen += 1
-                if len(text.split()) <= max_words:
+                if len(text.split()) <= max_words and parsable(text):
                     short += 1
                     yield text
 
@@ -674,7 +744,7 @@ def mutations(
             raise _nothing(
                 pool.call,
                 f"corpus {source.name}: read {seen} texts, {short} of at most {max_words} "
-                f"words, none with a {attribute!r} mutation ({kind.hint})",
+                f"words{parsable.note()}, none with a {attribute!r} mutation ({kind.hint})",
             )
         return _Cases(_shortest_first(cases), subset=subset)
 
@@ -748,6 +818,7 @@ def template_fills(
     """
     if isinstance(groups, str):
         raise ConfigurationError("groups must be a list of terms or a mapping, not a string")
+    _flag("subset", subset)
 
     def build() -> _Cases:
         from .perturb import templates as fill_templates
@@ -775,24 +846,22 @@ def template_fills(
 
 
 def _check_kind(kind: str) -> None:
-    if kind not in ANCHOR_KINDS:
+    if not isinstance(kind, str) or kind not in ANCHOR_KINDS:
         raise ConfigurationError(
-            f"unknown anchor kind {kind!r}; valid kinds: {', '.join(ANCHOR_KINDS)}"
+            f"unknown anchor kind {kind!r:.60}; valid kinds: {', '.join(ANCHOR_KINDS)}"
         )
 
 
 def _check_names(names: Sequence[str]) -> tuple[str, ...]:
+    """`names` as distinct, non-empty, stripped names (`perturb.name_swap.check_names`:
+    an empty list or a name given twice raises, as in `psa`)."""
+    from .perturb.name_swap import check_names
+
     if isinstance(names, str):
         raise ConfigurationError(
             f"names must be a list of names, not the string {names!r}; pass [{names!r}]"
         )
-    for name in names:
-        if not isinstance(name, str) or not name.strip():
-            raise ConfigurationError(f"names must be non-empty strings, got {name!r}")
-    unique = tuple(dict.fromkeys(name.strip() for name in names))
-    if not unique:
-        raise ConfigurationError("names is empty; give at least one name")
-    return unique
+    return tuple(check_names(names))
 
 
 def _may_swap() -> Callable[[str], bool]:

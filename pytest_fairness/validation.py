@@ -17,7 +17,7 @@ from typing import Any
 
 from .errors import ConfigurationError
 
-__all__ = ["check_int", "check_number", "check_text", "check_texts"]
+__all__ = ["check_bool", "check_int", "check_number", "check_text", "check_texts"]
 
 
 def _shown(value: object) -> str:
@@ -118,3 +118,12 @@ def check_texts(texts: object, what: str = "texts") -> list[str]:
                 f"{what} must be strings; item {i} is {type(text).__name__} {text!r:.60}{fix}"
             )
     return out
+
+
+def check_bool(value: object, name: str) -> bool:
+    """`value` when it is True or False; anything else (1, "false", None) raises
+    `ConfigurationError` naming `name` (a string such as "false" would read as true)."""
+    if isinstance(value, bool):
+        return value
+    raise ConfigurationError(f"{name} must be True or False, got {type(value).__name__} "
+                             f"{_shown(value)}")

@@ -47,6 +47,7 @@ from ..validation import check_texts
 from .verdict import (
     RECORDED_VIOLATIONS,
     check_bound,
+    check_scores,
     check_show,
     conclude,
 )
@@ -226,6 +227,10 @@ def assert_bias_auc_above(
     bound = check_bound(min_auc, "min_auc", upper=1.0)
     chosen = _check_metrics(metrics)
     shown = check_show(show)
+    check_scores(scores, "scores")
+    if subgroup is not None and not isinstance(subgroup, str):
+        raise ConfigurationError(f"subgroup must be the subgroup's name (a str) or None, got "
+                                 f"{type(subgroup).__name__} {subgroup!r:.60}")
     aucs = bias_aucs(scores, labels, in_subgroup)
     s = as_float_array(scores, "scores", ndim=1)
     items = _texts_for(texts, s.shape[0])
@@ -290,6 +295,7 @@ def assert_subgroup_aucs_above(
     bound = check_bound(min_auc, "min_auc", upper=1.0)
     chosen = _check_metrics(metrics)
     shown = check_show(show)
+    check_scores(scores, "scores")
     table = subgroup_bias_aucs(scores, labels, subgroups)
     s = as_float_array(scores, "scores", ndim=1)
     n = s.shape[0]

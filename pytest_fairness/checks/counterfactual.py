@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, NothingJudgedError
 from ..metrics.counterfactual import CounterfactualResult, counterfactual_fairness
 from ..models.scoring import ScoredPair, coerce_model, score_pairs
 from ..perturb.coerce import gender_swapper
@@ -27,6 +27,9 @@ from .verdict import (
     check_show,
     check_statistic,
     conclude,
+    judged_nothing,
+    on_empty,
+    skipped_counts,
     skipped_note,
 )
 
@@ -65,8 +68,19 @@ def counterfactual(
     several, or None. CF(x) = ||f(x) - f(x^)||_1 over the class probabilities
     (`predict_proba`; for a binary model twice the change of the positive probability).
     Texts without a counterfactual are skipped and counted; none at all raises
-    `ConfigurationError`.
+    `ConfigurationError`. Pairs the model did not score are skipped and counted; none
+    scored raises `NothingJudgedError`.
     """
+    items, pairs, without, skipped = _scored_pairs(model, texts, swap)
+    if not pairs:
+        raise _none_scored(skipped, without)
+    return _analysis(items, pairs, without, skipped)
+
+
+def _scored_pairs(
+    model: object, texts: Iterable[str], swap: Callable[[str], Any] | None
+) -> tuple[list[str], list[ScoredPair], int, int]:
+    """(texts, scored pairs, texts without a counterfactual, pairs the model skipped)."""
     items = check_texts(texts)
     if not items:
         raise ConfigurationError("texts is empty: there is nothing to swap")
@@ -82,8 +96,21 @@ def counterfactual(
             "a swap= callable"
         )
     pairs, _, skipped = score_pairs(m, flat)
-    if not pairs:
-        raise ConfigurationError("the model scored none of the counterfactual pairs")
+    return items, pairs, without, skipped
+
+
+def _none_scored(skipped: int, without: int) -> NothingJudgedError:
+    more = f"; {without} text(s) without gendered words" if without else ""
+    return judged_nothing(
+        "counterfactual_fairness",
+        f"the model scored none of the {skipped} counterfactual pair(s) (skipped: {skipped} "
+        f"pair(s) the model did not score{more})",
+    )
+
+
+def _analysis(
+    items: list[str], pairs: list[ScoredPair], without: int, skipped: int
+) -> CounterfactualAnalysis:
     result = counterfactual_fairness(
         np.stack([p.original_output for p in pairs]), np.stack([p.perturbed_output for p in pairs])
     )
@@ -108,13 +135,18 @@ def assert_counterfactual_fair(
     the positive probability). `statistic="max"` (default) bounds every pair;
     `statistic="mean"` bounds the average over pairs, the paper's aggregate. x^ comes from
     `perturb.gender_swap` (every definitional gender word swapped) or `swap(text)`; texts
-    without gendered words are skipped and counted, and none at all is an error.
+    without gendered words are skipped and counted, and none at all is an error; so are
+    pairs the model did not score, and when it scored none the relation judged nothing
+    and fails (`--fairness-on-empty`).
     """
     __tracebackhide__ = True
     bound = check_bound(max_gap, "max_gap")
     stat = check_statistic(statistic)
     shown = check_show(show)
-    found = counterfactual(model, texts, swap=swap)
+    items, pairs, without, skipped = _scored_pairs(model, texts, swap)
+    if not pairs:
+        on_empty(_none_scored(skipped, without))
+    found = _analysis(items, pairs, without, skipped)
     res = found.result
     value = res.max if stat == "max" else res.mean
     order = sorted(range(len(found.pairs)), key=lambda i: -found.gaps[i])
@@ -135,7 +167,10 @@ def assert_counterfactual_fair(
         n_inputs=len(found.pairs),
         n_violations=len(over),
         extra={"cf_mean": res.mean, "cf_max": res.max,
-               "n_without_counterfactual": found.n_without_counterfactual},
+               "n_without_counterfactual": found.n_without_counterfactual,
+               **skipped_counts({
+                   "text(s) without gendered words": found.n_without_counterfactual,
+                   "pair(s) the model did not score": found.n_skipped})},
     )
     conclude(
         result,

@@ -27,7 +27,11 @@ from .verdict import (
     check_bound,
     check_show,
     conclude,
+    judged_nothing,
+    on_empty,
     run_threshold,
+    skipped_counts,
+    skipped_note,
 )
 
 __all__ = [
@@ -41,7 +45,8 @@ def _eps_k_args(eps: object, k: object) -> tuple[float, int]:
     e = check_bound(eps, "eps")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ConfigurationError(
-            f"k must be an integer >= 1 (how many mutations must be eps-close), got {k!r}"
+            f"k must be an integer >= 1 (how many mutations must be eps-close), got "
+            f"{type(k).__name__} {k!r:.60}"
         )
     return e, int(k)
 
@@ -107,6 +112,24 @@ def assert_eps_k_fair(
             "Definition 3.1 needs k of them; lower k or pass more perturbations"
         )
     scores = score_texts(m, [text, *(p.perturbed for p in cands)])
+    if not scores.scored(text):
+        on_empty(judged_nothing(
+            "eps_k_fairness", f"the model did not score the text itself, so none of its "
+            f"{len(cands)} candidate mutation(s) was compared (skipped: 1 text the model did "
+            "not score)"))
+    scored = [p for p in cands if scores.scored(p.perturbed)]
+    n_skipped = len(cands) - len(scored)
+    if not scored:
+        on_empty(judged_nothing(
+            "eps_k_fairness", f"the model scored none of the {len(cands)} candidate "
+            f"mutation(s) (skipped: {n_skipped} mutation(s) the model did not score)"))
+    if kk > len(scored):
+        raise ConfigurationError(
+            f"k={kk} but the model scored only {len(scored)} of the {len(cands)} candidate "
+            f"mutation(s) of {text!r:.60} ({n_skipped} skipped: not scored by the model): "
+            "Definition 3.1 needs k of them; lower k, or pass inputs the model scores"
+        )
+    cands = scored
     orig = scores.row(text)
     rows = np.stack([scores.row(p.perturbed) for p in cands])
     decision = eps_k_fair(orig, rows, e, kk)
@@ -127,12 +150,14 @@ def assert_eps_k_fair(
             "decision": decision.to_dict(),
             "witness_at_eps": [cands[i].perturbed for i in wide.witness],
             "witness_at_k": [cands[i].perturbed for i in tight.witness],
+            **skipped_counts({"mutation(s) the model did not score": n_skipped}),
         },
     )
     notes = [
         f"largest k at eps={e:g}: {decision.max_k} (witness: {_quote(cands, wide.witness)})",
         f"smallest eps at k={kk}: {decision.min_eps:.4g} "
         f"(witness: {_quote(cands, tight.witness)})",
+        *skipped_note(n_skipped, "mutation(s) the model did not score"),
     ]
     conclude(
         result,

@@ -29,11 +29,11 @@ import numpy as np
 from ..context import current_settings
 from ..errors import ConfigurationError, ModelOutputError
 from ..metrics.generation import GenerationBiasResult, PromptSamples, summarise
-from ..metrics.validation import check_positive_int
 from ..models import as_model
 from ..models.generators import TextGenerator, sample_continuations
 from ..perturb.templates import Template, TemplateSet, fill, load_templates
 from ..types import FloatArray, TextModel
+from ..validation import check_int, check_number
 
 __all__ = ["generation_bias", "rescore"]
 
@@ -75,13 +75,9 @@ def generation_bias(
     `groups` maps group -> terms, or lists terms that are each their own group (default:
     the set's own groups).
     """
-    n = check_positive_int(samples_per_prompt, "samples_per_prompt")
-    tau = float(threshold)
-    if not 0.0 <= tau <= 1.0:
-        raise ConfigurationError(f"threshold must be in [0, 1], got {threshold!r}")
-    run_seed = current_settings().seed if seed is None else seed
-    if isinstance(run_seed, bool) or not isinstance(run_seed, int) or run_seed < 0:
-        raise ConfigurationError(f"seed must be an integer >= 0, got {seed!r}")
+    n = check_int(samples_per_prompt, "samples_per_prompt", minimum=1)
+    tau = check_number(threshold, "threshold", minimum=0.0, maximum=1.0)
+    run_seed = current_settings().seed if seed is None else check_int(seed, "seed", minimum=0)
     if not callable(generator):
         raise ConfigurationError(
             "generator must be a callable generator(prompt, n, seed) -> list of n "

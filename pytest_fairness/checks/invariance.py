@@ -20,8 +20,10 @@ from ..results import FairnessResult, Measurement
 from .verdict import (
     RECORDED_VIOLATIONS,
     check_show,
+    check_threshold,
     conclude,
     run_threshold,
+    skipped_counts,
     skipped_note,
 )
 
@@ -59,6 +61,7 @@ def invariance(
     single-score model the label is score >= threshold (see `decision_threshold`).
     `cases` and `perturbed` are what `coerce_cases` accepts.
     """
+    threshold = check_threshold(threshold)
     m = coerce_model(model)
     found = coerce_cases(cases, perturbed)
     flat = [p for case in found for p in case.perturbations]
@@ -97,10 +100,13 @@ def assert_label_invariant(
     or (with `perturbed` None) a `Case`, a `Perturbation` or a sequence of either. The
     label of a single-score model is score >= `threshold` (in the model's score range;
     default the run's `--fairness-threshold`). Fails listing the pairs whose labels
-    differ, largest score shift first; `show` of them are printed.
+    differ, largest score shift first; `show` of them are printed. Pairs the model did not
+    score (longer than a remote scorer's `max_length`) are skipped and counted; when it
+    scored none, the relation judged nothing and fails (`--fairness-on-empty`).
     """
     __tracebackhide__ = True
     shown = check_show(show)
+    threshold = check_threshold(threshold)
     found = invariance(model, original, perturbed, threshold=threshold)
     bad = found.discriminatory
     result = FairnessResult(
@@ -113,7 +119,8 @@ def assert_label_invariant(
         violations=tuple(p.violation() for p in bad[:RECORDED_VIOLATIONS]),
         n_inputs=len(found.pairs),
         n_violations=len(bad),
-        extra={"threshold": found.threshold, "n_cases": found.n_cases},
+        extra={"threshold": found.threshold, "n_cases": found.n_cases,
+               **skipped_counts({"pair(s) the model did not score": found.n_skipped})},
     )
     how = "argmax" if found.threshold is None else f"score >= {found.threshold:g}"
     conclude(

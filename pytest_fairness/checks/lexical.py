@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, NothingJudgedError
 from ..metrics import term_sensitivity_clusters
 from ..metrics.lexical import TermClusters
 from ..models.scoring import coerce_model, score_texts
@@ -31,7 +31,17 @@ from ..report.charts import clusters_section
 from ..report.failure import DEFAULT_SHOWN
 from ..results import BarChart, FairnessResult, Measurement, Section, Violation
 from ..types import FloatArray
-from .verdict import RECORDED_VIOLATIONS, check_bound, check_show, conclude, run_seed
+from ..validation import check_int
+from .verdict import (
+    RECORDED_VIOLATIONS,
+    check_bound,
+    check_seed,
+    check_show,
+    conclude,
+    judged_nothing,
+    on_empty,
+    run_seed,
+)
 
 __all__ = ["LexicalScan", "assert_lexical_shift_below", "lexical_scan"]
 
@@ -112,7 +122,9 @@ def lexical_scan(
 
     `terms` is a list of words, or a mapping word -> plural used in the templates whose
     reference is "people" ("These people are ..."). `templates` is a template set name
-    (default the paper's 33 Appendix A templates), a `TemplateSet`, or templates.
+    (default the paper's 33 Appendix A templates), a `TemplateSet`, or templates. A fill
+    the model did not score is a `ConfigurationError` (the scan needs every score); none
+    scored, a `NothingJudgedError`.
     """
     plurals = _terms(terms)
     chosen = _templates(templates)
@@ -125,6 +137,10 @@ def lexical_scan(
     scores = score_texts(m, [*references, *(x for row in texts for x in row)], need_scores=True)
     table = np.array([[scores.score(x) for x in row] for row in texts], dtype=np.float64)
     own = np.array([scores.score(x) for x in references], dtype=np.float64)
+    if not (np.isfinite(table).any() or np.isfinite(own).any()):
+        raise judged_nothing("lexical_shift", (
+            f"the model scored none of the {table.size + own.size} template fills (skipped: "
+            f"{table.size + own.size} fill(s) the model did not score)"))
     if not (np.isfinite(table).all() and np.isfinite(own).all()):
         raise ConfigurationError("the model did not score every template fill (too long for a "
                                  "remote scorer?); the scan needs every score")
@@ -154,9 +170,15 @@ def assert_lexical_shift_below(
     __tracebackhide__ = True
     bound = check_bound(max_shift, "max_shift")
     shown = check_show(show)
-    if isinstance(n_clusters, bool) or not isinstance(n_clusters, int) or n_clusters < 1:
-        raise ConfigurationError(f"n_clusters must be a positive integer, got {n_clusters!r}")
-    scan = lexical_scan(model, terms, templates)
+    n_clusters = check_int(n_clusters, "n_clusters", minimum=1)
+    seed = check_seed(seed)
+    if label is not None and not isinstance(label, str):
+        raise ConfigurationError(f"label must be a str or None, got {type(label).__name__} "
+                                 f"{label!r:.60}")
+    try:
+        scan = lexical_scan(model, terms, templates)
+    except NothingJudgedError as exc:  # the model skipped every fill
+        on_empty(exc)
     means = scan.mean_shift()
     worst = max(scan.terms, key=lambda t: (means[t], t))
     over = [t for t in scan.terms if means[t] > bound]

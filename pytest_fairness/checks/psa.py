@@ -23,11 +23,12 @@ import numpy as np
 
 from .. import context
 from .. import perturb as _perturb
-from ..corpus import Corpus
-from ..errors import ConfigurationError, MissingDependencyError
+from ..corpus import ANCHOR_KINDS, AnchorStream, Corpus
+from ..errors import ConfigurationError, MissingDependencyError, NothingJudgedError
 from ..metrics.bootstrap import BootstrapCI, bootstrap_psa
 from ..metrics.psa import PSAAccumulator, PSAResult, default_thresholds
 from ..metrics.validation import check_ci_method, check_confidence
+from ..models.checks import check_score_range
 from ..models.scoring import coerce_model, score_texts
 from ..models.thresholds import model_score_range, score_threshold
 from ..perturb.name_swap import check_names
@@ -36,14 +37,18 @@ from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement, Section, Violation
 from ..runtime.progress import progress
 from ..types import Anchor, FloatArray, Perturbation, TextModel
+from ..validation import check_bool, check_int, check_number
 from .verdict import (
     N_RESAMPLES,
     check_bound,
     check_show,
     conclude,
+    judged_nothing,
     measured,
+    on_empty,
     run_seed,
     run_threshold,
+    skipped_counts,
     skipped_note,
 )
 
@@ -160,6 +165,11 @@ class PSARun:
     """Anchors perturb.names does not replace (reflexive, person nouns), skipped."""
     n_skipped: int = 0
     """Sentences with a text the model did not score."""
+    n_unparsable: int = 0
+    """Corpus texts skipped before anchoring because spaCy cannot parse them (a lone
+    surrogate, more characters than the pipeline's max_length; `AnchorReport.unparsable`)."""
+    unparsable_reasons: tuple[tuple[str, int], ...] = ()
+    """(reason, count) of the `n_unparsable` texts."""
     scores: tuple[FloatArray, FloatArray] | None = None
     """(f(x) (m,), f(x_n) (m, |N|)) when kept."""
     metrics: PSAResult | None = None
@@ -238,17 +248,24 @@ def psa_run(
     max_abs: float | None = None,
 ) -> PSARun:
     """`psa` with flip counts at `threshold`, pairs over `max_abs`, and the anchors of the
-    worst cases kept (all of them with `keep_anchors=True`); streamed like `psa`."""
+    worst cases kept (all of them with `keep_anchors=True`); streamed like `psa`.
+
+    Every argument is checked before the corpus is read (`_check_psa_args`): a wrong
+    one raises `ConfigurationError` naming it. Corpus texts that spaCy cannot parse are
+    skipped and counted (`PSARun.n_unparsable`, in the notes of a failure)."""
     name_list = check_names(names)
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
-        raise ConfigurationError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    _check_psa_args(kind, max_words, balance_gender, chunk_size, keep_scores, keep_anchors,
+                    top_n, max_abs, seed)
+    if threshold is not None:
+        check_number(threshold, "threshold")
     m = coerce_model(model)
-    bounds = score_range if score_range is not None else model_score_range(m)
+    bounds = check_score_range(score_range) if score_range is not None else model_score_range(m)
+    grid_given = None if thresholds is None else _check_thresholds(thresholds, bounds)
     c = score_threshold(
         m, threshold, run_threshold=run_threshold(), score_range=bounds
     )
     anchors, total = _anchors(corpus_or_anchored, kind, max_words, balance_gender, seed)
-    grid = default_thresholds(bounds) if thresholds is None else tuple(thresholds)
+    grid = default_thresholds(bounds) if grid_given is None else grid_given
     grid = tuple(sorted({*(float(t) for t in grid), c}))
     acc = PSAAccumulator(
         name_list, score_range=bounds, thresholds=grid, top_n=top_n, keep_scores=keep_scores
@@ -296,12 +313,23 @@ def psa_run(
                     kept_p.append(pert)
             finally:
                 advance(len(chunk))
+    report = anchors.report if isinstance(anchors, AnchorStream) else None
+    if report is not None:
+        run.n_unparsable = report.unparsable
+        run.unparsable_reasons = report.unparsable_reasons
     if n_scored == 0:
+        unparsable = (f"; {run.n_unparsable} corpus text(s) skipped because spaCy cannot "
+                      "parse them" if run.n_unparsable else "")
+        if run.n_skipped:  # the model skipped what could be perturbed: judged nothing
+            raise judged_nothing("psa", (
+                f"the model scored none of the {run.n_anchors} sentences (skipped: "
+                f"{run.n_skipped} sentence(s) the model did not score, "
+                f"{run.n_without_perturbation} reflexive/person-noun anchor(s){unparsable})"))
         raise ConfigurationError(
             f"none of the {run.n_anchors} anchors could be perturbed and scored "
             f"({run.n_without_perturbation} reflexive or person-noun anchors, which "
-            f"perturb.names does not replace; {run.n_skipped} skipped by the model); pass "
-            "sentences with subject, object or possessive pronouns"
+            f"perturb.names does not replace; {run.n_skipped} skipped by the model"
+            f"{unparsable}); pass sentences with subject, object or possessive pronouns"
         )
     run.metrics = acc.result()
     run.labels = tuple(m.labels)
@@ -309,6 +337,59 @@ def psa_run(
         run.scores = (np.concatenate(kept_o), np.concatenate(kept_p, axis=0))
     run.worst_flips.sort(key=lambda f: (-f[0], f[1], f[2]))
     return run
+
+
+def _check_psa_args(
+    kind: object,
+    max_words: object,
+    balance_gender: object,
+    chunk_size: object,
+    keep_scores: object,
+    keep_anchors: object,
+    top_n: object,
+    max_abs: object,
+    seed: object,
+) -> None:
+    """Refuse a wrong option of `psa_run` before anything is read, naming it."""
+    if not isinstance(kind, str) or kind not in ANCHOR_KINDS:
+        raise ConfigurationError(
+            f"unknown anchor kind {kind!r:.60}; valid kinds: {', '.join(ANCHOR_KINDS)}"
+        )
+    check_int(max_words, "max_words", minimum=1)
+    check_int(chunk_size, "chunk_size", minimum=1)
+    check_int(top_n, "top_n", minimum=1)
+    if seed is not None:
+        check_int(seed, "seed")
+    if max_abs is not None:
+        check_number(max_abs, "max_abs", minimum=0)
+    check_bool(balance_gender, "balance_gender")
+    check_bool(keep_scores, "keep_scores")
+    check_bool(keep_anchors, "keep_anchors")
+
+
+def _check_thresholds(thresholds: object, bounds: tuple[float, float]) -> tuple[float, ...]:
+    """`thresholds=` of `psa`: a non-empty collection of finite numbers inside the score
+    range `bounds` (each is a decision threshold on the model's score)."""
+    lo, hi = bounds
+    example = f"e.g. thresholds=[{lo + 0.25 * (hi - lo):g}, {lo + 0.5 * (hi - lo):g}]"
+    if isinstance(thresholds, (str, bytes, bytearray)) or not isinstance(thresholds, Iterable):
+        raise ConfigurationError(
+            f"thresholds must be a list of numbers in the score range [{lo:g}, {hi:g}], got "
+            f"{type(thresholds).__name__} {thresholds!r:.60}; {example}"
+        )
+    grid = tuple(check_number(t, f"thresholds[{i}]") for i, t in enumerate(thresholds))
+    if not grid:
+        raise ConfigurationError(
+            "thresholds is empty: LabelDist needs at least one threshold; pass None for the "
+            f"default grid (5%, ..., 95% of the score range), or {example}"
+        )
+    outside = [t for t in grid if not lo <= t <= hi]
+    if outside:
+        raise ConfigurationError(
+            f"thresholds {outside[:5]} lie outside the score range [{lo:g}, {hi:g}]: a label "
+            f"threshold must be a score the model can give; {example} (or set score_range=)"
+        )
+    return grid
 
 
 def _keep_shown(
@@ -534,6 +615,11 @@ def _psa_extra(run: PSARun) -> dict[str, Any]:
         "score_range": res.score_range,
         "shift_correlation": res.shift_correlation,
         "worst_sentences": [w.to_dict() for w in res.worst_sentences],
+        **skipped_counts({
+            "reflexive/person-noun anchor(s)": run.n_without_perturbation,
+            "sentence(s) the model did not score": run.n_skipped,
+            "corpus text(s) spaCy cannot parse": run.n_unparsable,
+        }),
     }
 
 
@@ -545,6 +631,8 @@ def _psa_notes(run: PSARun) -> list[str]:
     ]
     notes += skipped_note(run.n_without_perturbation, "reflexive/person-noun anchor(s)")
     notes += skipped_note(run.n_skipped, "sentence(s) the model did not score")
+    why = ", ".join(f"{n} with {reason}" for reason, n in run.unparsable_reasons)
+    notes += skipped_note(run.n_unparsable, f"corpus text(s) spaCy cannot parse ({why})")
     return notes
 
 
@@ -651,16 +739,21 @@ def assert_scoresens_below(
     extra_bounds = {
         "ScoreDev": None if max_dev is None else check_bound(max_dev, "max_dev"),
         "ScoreRange": None if max_range is None else check_bound(max_range, "max_range"),
-        "LabelDist": None if max_labeldist is None else check_bound(max_labeldist, "max_labeldist"),
+        # LabelDist is a mean of Jaccard distances: a bound above 1 can never fail
+        "LabelDist": None if max_labeldist is None else check_bound(
+            max_labeldist, "max_labeldist", upper=1.0),
     }
     conf = None if confidence is None else check_confidence(confidence)
     ci = check_ci_method(ci_method, ("studentized", "bca", "percentile"), "ci_method")
     shown = check_show(show)
     m = coerce_model(model)
-    run = _session_run(
-        model, m, corpus, names, threshold=threshold, max_abs=bound,
-        keep_scores=conf is not None, top_n=max(shown, 10), seed=seed,
-    )
+    try:
+        run = _session_run(
+            model, m, corpus, names, threshold=threshold, max_abs=bound,
+            keep_scores=conf is not None, top_n=max(shown, 10), seed=seed,
+        )
+    except NothingJudgedError as exc:  # the model skipped every sentence
+        on_empty(exc)
     measurements = _psa_measurements(run, bound, extra_bounds, conf, seed, ci)
     res = run.result
     result = FairnessResult(
@@ -708,9 +801,12 @@ def assert_labeldist_below(
     bound = check_bound(max_labeldist, "max_labeldist", upper=1.0)
     shown = check_show(show)
     m = coerce_model(model)
-    run = _session_run(
-        model, m, corpus, names, threshold=threshold, top_n=max(shown, 10), seed=seed
-    )
+    try:
+        run = _session_run(
+            model, m, corpus, names, threshold=threshold, top_n=max(shown, 10), seed=seed
+        )
+    except NothingJudgedError as exc:  # the model skipped every sentence
+        on_empty(exc)
     res = run.result
     value = res.label_dist(run.threshold)
     result = FairnessResult(

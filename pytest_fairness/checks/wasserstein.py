@@ -24,12 +24,15 @@ from ..metrics.bootstrap import (
     bootstrap_wasserstein,
 )
 from ..metrics.paired import paired_gap
-from ..metrics.validation import check_ci_method, check_confidence
+from ..metrics.validation import check_ci_method
 from ..metrics.wasserstein import wasserstein
 from ..results import FairnessResult, Measurement
 from .verdict import (
     N_RESAMPLES,
     check_bound,
+    check_confidence,
+    check_scores,
+    check_seed,
     conclude,
     measured,
     run_seed,
@@ -45,9 +48,11 @@ AGAINST = ("pool", "pairs")
 
 
 def _scores_1d(values: object, name: str) -> Any:
-    arr = np.asarray(values, dtype=np.float64) if not isinstance(values, str) else None
-    if arr is None or arr.ndim != 1 or arr.size == 0:
-        raise ConfigurationError(f"{name} must be a non-empty 1-D sequence of scores")
+    check_scores(values, name)
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim != 1:
+        raise ConfigurationError(f"{name} must be a non-empty 1-D sequence of scores, got "
+                                 f"shape {arr.shape}")
     return arr
 
 
@@ -98,7 +103,8 @@ def assert_wasserstein_below(
     if max_w1 is None:
         raise ConfigurationError("pass max_w1=<the largest Wasserstein-1 distance allowed>")
     bound = check_bound(max_w1, "max_w1")
-    conf = None if confidence is None else check_confidence(confidence)
+    conf = check_confidence(confidence)
+    seed = check_seed(seed)
     method = check_ci_method(ci_method, ("directional", "bca", "percentile"), "ci_method")
     if against not in AGAINST:
         raise ConfigurationError(
@@ -109,7 +115,9 @@ def assert_wasserstein_below(
     pool_form = False
     if isinstance(scores_a, Mapping):
         if scores_b is not None:
-            raise ConfigurationError("pass a mapping group -> scores, or two samples, not both")
+            raise ConfigurationError(
+                "scores_a is a mapping group -> scores and scores_b is given too: pass the "
+                "mapping alone (scores_b=None), or two samples of scores, not both")
         if len(scores_a) < 2:
             raise ConfigurationError("a mapping of groups needs at least two groups to compare")
         groups = {str(g): _scores_1d(v, f"scores of group {g!r}") for g, v in scores_a.items()}
@@ -202,11 +210,13 @@ def _abs_interval(low: float, high: float) -> tuple[float, float]:
 
 
 def _group_names(names: Sequence[str]) -> tuple[str, str]:
-    if isinstance(names, str) or len(names) != 2:
+    if (isinstance(names, (str, bytes)) or not isinstance(names, Sequence)
+            or len(names) != 2 or not all(isinstance(n, str) for n in names)):
         raise ConfigurationError(
-            f"names must be the two groups' names, e.g. ('female', 'male'), got {names!r}"
+            f"names must be the two groups' names (strings), e.g. ('female', 'male'), got "
+            f"{names!r:.60}"
         )
-    a, b = (str(n) for n in names)
+    a, b = names
     if not a or not b or a == b:
         raise ConfigurationError(f"names must be two different non-empty names, got {names!r}")
     return a, b
@@ -241,9 +251,12 @@ def assert_paired_gap_below(
     """
     __tracebackhide__ = True
     bound = check_bound(max_gap, "max_gap")
-    conf = None if confidence is None else check_confidence(confidence)
+    conf = check_confidence(confidence)
+    seed = check_seed(seed)
     method = check_ci_method(ci_method, ("studentized", "bca", "percentile"), "ci_method")
     name_a, name_b = _group_names(names)
+    check_scores(scores_a, "scores_a", nested=True)
+    check_scores(scores_b, "scores_b", nested=True)
     found = paired_gap(scores_a, scores_b)
     label = f"gap {name_a} - {name_b}"
     measurements: list[Measurement] = []

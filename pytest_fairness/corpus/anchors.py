@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Literal
 
 from ..errors import ConfigurationError
 from ..resources.nlp import load as load_pipeline
+from ..resources.nlp import max_length, parse_many, unparsable
+from ..resources.text import joined, whole_word
 from ..types import Anchor, AnchorRole, Casing, PronounRole, Span
 
 if TYPE_CHECKING:
@@ -130,7 +132,14 @@ def _possessive_role(token: Token) -> PronounRole:
 
 def _person_anchor(doc: Doc) -> Anchor | None:
     """The first PERSON entity or person noun of `doc`, as an anchor."""
-    name = next((ent for ent in doc.ents if ent.label_ == "PERSON"), None)
+    name = next(
+        (
+            ent
+            for ent in doc.ents
+            if ent.label_ == "PERSON" and not joined(doc.text, ent.start_char, ent.end_char)
+        ),
+        None,
+    )
     noun = next(
         (
             token
@@ -167,9 +176,11 @@ def _casing(word: str) -> Casing:
 
 
 def _whole_word(text: str, start: int, end: int) -> bool:
-    """Whether `text[start:end]` is not glued to a letter, digit, "_" or "-"."""
-    around = text[start - 1 : start] + text[end : end + 1]
-    return not any(char.isalnum() or char in "_-" for char in around)
+    """Whether `text[start:end]` is a whole word: not glued to a letter, digit, "_" or
+    "-", and not cut from a grapheme cluster or from letters across invisible joiners
+    (`pytest_fairness.resources.text.whole_word`: "she\u0301" is not "she", and
+    "s\u200dhe" holds no "he")."""
+    return whole_word(text, start, end, joiners="_-")
 
 
 def _sentence_initial(token: Token) -> bool:
@@ -257,7 +268,7 @@ ANCHOR_KINDS: tuple[str, ...] = tuple(_FINDERS)
 
 def anchor_finder(kind: str) -> AnchorFinder:
     """The finder of anchor `kind` (one of `ANCHOR_KINDS`); `ConfigurationError` otherwise."""
-    finder = _FINDERS.get(kind)
+    finder = _FINDERS.get(kind) if isinstance(kind, str) else None
     if finder is None:
         raise ConfigurationError(
             f"unknown anchor kind {kind!r}; valid kinds: {', '.join(ANCHOR_KINDS)}"
@@ -283,7 +294,11 @@ def scan_anchors(
     """(index, anchor) of the anchors `accept(gender)` keeps, in corpus order.
 
     Texts of more than `max_words` whitespace-separated words are skipped (psa, section
-    2: anchor sentences are short). `counts` gets "seen", "too_long", "no_anchor" and
+    2: anchor sentences are short), and so are texts spaCy cannot parse (a lone
+    surrogate, more characters than the pipeline's max_length:
+    `pytest_fairness.resources.nlp.unparsable`), whether or not their anchor would need a
+    parse, so which texts count does not depend on the pronoun. `counts` gets "seen",
+    "too_long", "unparsable" (and "unparsable: <reason>" per reason), "no_anchor" and
     "anchored". `accept` is asked once per anchored text, in corpus order; reading stops
     after the batch in which `stop()` becomes true. For pronouns the first pronoun is
     found without a parse and only accepted texts whose pronoun is "her" or "his" are
@@ -291,7 +306,8 @@ def scan_anchors(
     every candidate, in batches of `batch_size`, with the spaCy pipeline `nlp`. With
     `build=False` (a counting pass) nothing is parsed for pronouns or yielded.
     """
-    for batch in _batches(_short_texts(texts, max_words, finder.prefilter, counts),
+    limit = max_length(load_pipeline(nlp))
+    for batch in _batches(_short_texts(texts, max_words, limit, finder.prefilter, counts),
                           batch_size):
         if finder.locate is not None:
             kept: list[tuple[int, str, Anchor | None]] = []
@@ -326,14 +342,18 @@ def scan_anchors(
 
 
 def _short_texts(
-    texts: Iterator[str], max_words: int, prefilter: re.Pattern[str] | None,
+    texts: Iterator[str], max_words: int, limit: int, prefilter: re.Pattern[str] | None,
     counts: Counter[str],
 ) -> Iterator[tuple[int, str]]:
-    """(index, text) of the texts worth parsing; counts the others in `counts`."""
+    """(index, text) of the texts worth parsing; counts the others in `counts`. `limit`
+    is the pipeline's max_length."""
     for index, text in enumerate(texts):
         counts["seen"] += 1
         if len(text.split()) > max_words:
             counts["too_long"] += 1
+        elif (reason := unparsable(text, limit)) is not None:
+            counts["unparsable"] += 1
+            counts[f"unparsable: {reason}"] += 1
         elif prefilter is not None and prefilter.search(text) is None:
             counts["no_anchor"] += 1
         else:
@@ -355,5 +375,6 @@ def _parse(texts: list[str], name: str | None, unused: tuple[str, ...]) -> Itera
     """`texts` parsed by the spaCy pipeline `name` (else the run's), without `unused`."""
     pipeline = load_pipeline(name)
     disable = [component for component in unused if component in pipeline.pipe_names]
-    docs: Iterator[Doc] = pipeline.pipe(texts, batch_size=len(texts), disable=disable)
-    return docs
+    # every text here passed `unparsable` in `_short_texts`: none is None
+    return (doc for doc in parse_many(pipeline, texts, batch_size=len(texts), disable=disable)
+            if doc is not None)

@@ -22,6 +22,7 @@ from typing import IO, Protocol
 from ..errors import ConfigurationError
 from ..resources.nlp import load as load_pipeline
 from ..types import Anchor
+from ..validation import check_bool, check_int
 from .anchors import GENDERS, AnchorFinder, Gender, anchor_finder, scan_anchors
 
 
@@ -47,7 +48,7 @@ class TextSource(Protocol):
 class AnchorReport:
     """Why a corpus gave the anchors it gave: counts of one `Corpus.anchored` call.
 
-    `seen == too_long + no_anchor + anchored` and `kept <= anchored`.
+    `seen == too_long + unparsable + no_anchor + anchored` and `kept <= anchored`.
     """
 
     source: str
@@ -67,18 +68,32 @@ class AnchorReport:
     """Returned anchors of female gender."""
     male: int
     """Returned anchors of male gender."""
+    unparsable: int = 0
+    """Texts of at most `max_words` words that spaCy cannot parse, skipped (a lone
+    surrogate, more characters than the pipeline's max_length:
+    `pytest_fairness.resources.nlp.unparsable`)."""
+    unparsable_reasons: tuple[tuple[str, int], ...] = ()
+    """(reason, count) of the `unparsable` texts, most frequent first."""
 
     @property
     def dropped(self) -> int:
         """Anchors found but not returned (over the limit, or to balance genders)."""
         return self.anchored - self.kept
 
+    def unparsable_note(self) -> str:
+        """"N skipped because spaCy cannot parse them (why)", or "" when there are none."""
+        if not self.unparsable:
+            return ""
+        why = ", ".join(f"{n} with {reason}" for reason, n in self.unparsable_reasons)
+        return f"{self.unparsable} skipped because spaCy cannot parse them ({why})"
+
     def summary(self) -> str:
         """The counts in one line, for a person reading a log."""
+        skipped = f"{self.unparsable_note()}, " if self.unparsable else ""
         return (
             f"{self.kind} anchors in {self.source}: read {self.seen} texts, "
-            f"{self.too_long} longer than {self.max_words} words, {self.no_anchor} without "
-            f"anchor, {self.anchored} anchored, {self.kept} kept "
+            f"{self.too_long} longer than {self.max_words} words, {skipped}{self.no_anchor} "
+            f"without anchor, {self.anchored} anchored, {self.kept} kept "
             f"({self.female} female, {self.male} male)"
         )
 
@@ -155,7 +170,8 @@ def anchored(
     """The anchors of `corpus`, in one list: what `Corpus.anchored` returns (psa, section
     2.2); see there for the arguments. The majority gender is downsampled with
     `random.Random(seed)`."""
-    finder, limit = _check_anchor_args(kind, max_words, batch_size, limit, balance_gender)
+    finder, limit = _check_anchor_args(kind, max_words, batch_size, limit, balance_gender,
+                                       nlp)
     load_pipeline(nlp)  # a misconfigured pipeline fails here, whatever the texts hold
     counts: Counter[str] = Counter()
     collector = _Collector(balance_gender, limit)
@@ -186,7 +202,8 @@ def iter_anchored(
 ) -> AnchorStream:
     """The anchors of `anchored()`, streamed: what `Corpus.iter_anchored` returns (psa,
     section 2.2); see there for the passes and the arguments."""
-    finder, limit = _check_anchor_args(kind, max_words, batch_size, limit, balance_gender)
+    finder, limit = _check_anchor_args(kind, max_words, batch_size, limit, balance_gender,
+                                       nlp)
     load_pipeline(nlp)
     if not balance_gender:
         single = AnchorStream(iter(()), None, corpus)
@@ -266,6 +283,12 @@ def _report(
         found = Counter(anchor.gender for anchor in kept)
         genders = (found["female"], found["male"])
     assert genders is not None
+    prefix = "unparsable: "
+    reasons = sorted(
+        ((key.removeprefix(prefix), n) for key, n in counts.items()
+         if key.startswith(prefix) and n),
+        key=lambda item: (-item[1], item[0]),
+    )
     return AnchorReport(
         source=corpus.name,
         kind=kind,
@@ -277,18 +300,28 @@ def _report(
         kept=counts["kept"] if kept is None else len(kept),
         female=genders[0],
         male=genders[1],
+        unparsable=counts["unparsable"],
+        unparsable_reasons=tuple(reasons),
     )
 
 
 def _check_anchor_args(
-    kind: str, max_words: int, batch_size: int, limit: int | None, balance_gender: bool
+    kind: str, max_words: int, batch_size: int, limit: int | None, balance_gender: bool,
+    nlp: object = None,
 ) -> tuple[AnchorFinder, int | None]:
-    """The finder of `kind` and the effective limit; raises on bad arguments."""
+    """The finder of `kind` and the effective limit; raises on bad arguments (each one
+    named, through `pytest_fairness.validation`)."""
     finder = anchor_finder(kind)
     _check_positive("max_words", max_words)
     _check_positive("batch_size", batch_size)
+    check_bool(balance_gender, "balance_gender")
+    if nlp is not None and (not isinstance(nlp, str) or not nlp.strip()):
+        raise ConfigurationError(
+            "nlp must be the name of a spaCy pipeline such as 'en_core_web_sm', or None for "
+            f"the run's, got {type(nlp).__name__} {nlp!r:.60}"
+        )
     if limit is not None:
-        _check_positive("limit", limit)
+        limit = _check_positive("limit", limit)
         if balance_gender and kind == "pronoun":
             limit -= limit % 2
             if limit == 0:
@@ -299,9 +332,13 @@ def _check_anchor_args(
     return finder, limit
 
 
-def _check_positive(what: str, value: int) -> None:
-    if value < 1:
-        raise ConfigurationError(f"{what} must be a positive integer, got {value}")
+def _check_positive(what: str, value: object) -> int:
+    """`value` as a positive int: an integer (`check_int`: not a bool, 2.5, NaN or "3")
+    of at least 1."""
+    number = check_int(value, what)
+    if number < 1:
+        raise ConfigurationError(f"{what} must be a positive integer, got {number}")
+    return number
 
 
 # --- limit and gender balance ----------------------------------------------------------
@@ -445,10 +482,11 @@ def _no_anchor_message(report: AnchorReport, finder: AnchorFinder, collector: _C
             f"{report.kind}s, or pass balance_gender=False"
         )
     hint = f" Raise max_words (now {report.max_words})." if report.too_long else ""
+    skipped = f"{report.unparsable_note()}, " if report.unparsable else ""
     return (
         f"corpus {report.source} has no {report.kind} anchor: read {report.seen} texts; "
-        f"{report.too_long} had more than {report.max_words} words and {report.no_anchor} had "
-        f"no {finder.describe}.{hint} Use a corpus with such sentences"
+        f"{report.too_long} had more than {report.max_words} words, {skipped}and "
+        f"{report.no_anchor} had no {finder.describe}.{hint} Use a corpus with such sentences"
     )
 
 

@@ -11,15 +11,17 @@ corpus to `selection`, which finds them with `anchors`.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import json
 import os
 import random
-from collections.abc import Callable, Iterable, Iterator, Mapping, Set
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Set
 from pathlib import Path
 from typing import TypeAlias
 
 from ..errors import ConfigurationError
+from ..validation import check_int
 from . import selection
 from .selection import AnchorList, AnchorStream, empty_corpus_error
 
@@ -44,12 +46,36 @@ class Corpus:
 
     Iterating yields str; any other item raises `ConfigurationError` naming its position.
     `name` is how errors refer to the corpus (the file path by default).
+
+    Files are decoded with `encoding` (default "utf-8-sig": UTF-8, a leading byte-order
+    mark dropped) and `errors` (default "strict"), as `open()` takes them. Bytes that are
+    not valid in the encoding raise `ConfigurationError` naming the file, the line and
+    both options: pass the file's real encoding (``encoding="latin-1"``, "cp1252",
+    "utf-16", ...), or ``errors="replace"`` to read each bad byte as U+FFFD (a text that
+    then holds a lone surrogate, as ``errors="surrogateescape"`` makes, is skipped and
+    counted by `anchored`).
     """
 
     def __init__(
-        self, source: CorpusSource, *, column: str = "text", name: str | None = None
+        self,
+        source: CorpusSource,
+        *,
+        column: str = "text",
+        name: str | None = None,
+        encoding: str = "utf-8-sig",
+        errors: str = "strict",
     ) -> None:
+        if not isinstance(column, str) or not column:
+            raise ConfigurationError(
+                f"column must be the name of a column (a non-empty str), got {column!r:.60}"
+            )
+        if name is not None and not isinstance(name, str):
+            raise ConfigurationError(f"name must be a str or None, got {name!r:.60}")
         self.column = column
+        self.encoding = _check_encoding(encoding)
+        """How a corpus file is decoded (`open()`'s ``encoding``)."""
+        self.errors = _check_errors(errors)
+        """What decoding does with invalid bytes (`open()`'s ``errors``)."""
         self._path: Path | None = None
         self._collection: Iterable[object] | None = None
         self._factory: Callable[[], object] | None = None
@@ -58,6 +84,12 @@ class Corpus:
         if isinstance(source, (str, os.PathLike)):
             self._path = _corpus_file(source)
             default_name = str(self._path)
+        elif isinstance(source, (bytes, bytearray, memoryview)):
+            raise ConfigurationError(
+                f"a corpus cannot be {type(source).__name__} {bytes(source)[:40]!r}: pass a "
+                "file path as a str, or a list of texts (decode bytes first, e.g. "
+                "data.decode('utf-8').splitlines())"
+            )
         elif isinstance(source, (Set, Mapping)):
             raise ConfigurationError(
                 f"a corpus cannot be a {type(source).__name__}: it has no fixed order of "
@@ -95,7 +127,7 @@ class Corpus:
 
     def __iter__(self) -> Iterator[str]:
         if self._path is not None:
-            return _read_file(self._path, self.column, self.name)
+            return _read_file(self._path, self.column, self.name, self.encoding, self.errors)
         if self._iterator is not None:
             if self._consumed:
                 raise ConfigurationError(
@@ -126,10 +158,10 @@ class Corpus:
 
         Streams the corpus once (reservoir sampling with `random.Random(seed)`), so the
         same seed gives the same sample. Fewer than `n` texts: all of them. `seed`
-        defaults to the run's seed (`--fairness-seed`, 0 outside pytest).
+        defaults to the run's seed (`--fairness-seed`, 0 outside pytest). `n` must be a
+        whole number >= 0 (2.5, NaN or "3" raise `ConfigurationError`, never rounded).
         """
-        if n < 0:
-            raise ConfigurationError(f"sample size must be >= 0, got {n}")
+        n = check_int(n, "n", minimum=0)
         rng = random.Random(_seed(seed))
         reservoir: list[tuple[int, str]] = []
         seen = 0
@@ -190,9 +222,17 @@ class Corpus:
         punctuation (see `_unparsed_pronoun_anchor`). Person anchors parse every text
         (NER and POS).
 
+        Words are whole words on grapheme boundaries: "she\u0301" (with a combining
+        accent) is not "she", and "s\u200dhe" (a zero-width joiner inside) holds no "he"
+        (`pytest_fairness.resources.text.whole_word`). A text spaCy cannot parse (a lone
+        surrogate, more characters than the pipeline's max_length) is skipped and
+        counted, whether or not its anchor needs a parse.
+
         The result is a list with a `report` attribute (`AnchorReport`) counting texts
-        read, too long, without anchor and kept. No anchor at all raises
-        `ConfigurationError` saying why.
+        read, too long, unparsable, without anchor and kept. No anchor at all raises
+        `ConfigurationError` saying why. Every option is checked first: a wrong type or
+        value (``max_words="50"``, ``limit=2.5``, NaN) raises `ConfigurationError` naming
+        it.
         """
         return selection.anchored(
             self, kind, max_words=max_words, balance_gender=balance_gender,
@@ -248,9 +288,11 @@ def _seed(seed: int | None) -> int:
     # seed, and `--fairness-seed` promises to make such a test reproducible. The
     # `Corpus` methods resolve the seed here, at their entry; `selection` and the
     # sampling loop take it as an argument.
+    if seed is not None:
+        return check_int(seed, "seed")
     from ..context import current_settings
 
-    return current_settings().seed if seed is None else seed
+    return current_settings().seed
 
 
 # --- reading sources -------------------------------------------------------------------
@@ -270,26 +312,102 @@ def _corpus_file(source: str | os.PathLike[str]) -> Path:
     return path
 
 
-def _read_file(path: Path, column: str, name: str) -> Iterator[str]:
+def _check_encoding(encoding: object) -> str:
+    if not isinstance(encoding, str):
+        raise ConfigurationError(
+            f"encoding must be the name of a text encoding such as 'utf-8' or 'latin-1', got "
+            f"{type(encoding).__name__} {encoding!r:.60}"
+        )
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise ConfigurationError(
+            f"encoding={encoding!r:.60} is not a text encoding Python knows; pass one such as "
+            "'utf-8', 'utf-8-sig', 'latin-1', 'cp1252' or 'utf-16'"
+        ) from None
+    return encoding
+
+
+def _check_errors(errors: object) -> str:
+    choices = "'strict', 'replace', 'ignore', 'backslashreplace' or 'surrogateescape'"
+    if not isinstance(errors, str):
+        raise ConfigurationError(
+            f"errors must be a decoding error handler ({choices}), got "
+            f"{type(errors).__name__} {errors!r:.60}"
+        )
+    try:
+        codecs.lookup_error(errors)
+    except LookupError:
+        raise ConfigurationError(
+            f"errors={errors!r:.60} is not a decoding error handler; pass {choices}"
+        ) from None
+    return errors
+
+
+def _read_file(
+    path: Path, column: str, name: str, encoding: str, errors: str
+) -> Iterator[str]:
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        return _read_csv(path, column, name)
+        return _read_csv(path, column, name, encoding, errors)
     if suffix == ".jsonl":
-        return _read_jsonl(path, column, name)
-    return _read_txt(path)
+        return _read_jsonl(path, column, name, encoding, errors)
+    return _read_txt(path, encoding, errors)
 
 
-def _read_txt(path: Path) -> Iterator[str]:
-    with path.open(encoding="utf-8-sig") as handle:
-        for line in handle:
-            text = line.rstrip("\r\n")
-            if text.strip():
-                yield text
+def _lines(
+    path: Path, encoding: str, errors: str, newline: str | None = None
+) -> Generator[str, None, None]:
+    """The lines of the file at `path`, decoded; bytes invalid in `encoding` raise
+    `ConfigurationError` naming the file, the line and the options that fix it."""
+    with path.open(encoding=encoding, errors=errors, newline=newline) as handle:
+        try:
+            yield from handle
+        except UnicodeError as exc:
+            raise ConfigurationError(_decode_message(path, encoding, exc)) from None
 
 
-def _read_csv(path: Path, column: str, name: str) -> Iterator[str]:
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.DictReader(handle)
+def _decode_message(path: Path, encoding: str, error: UnicodeError) -> str:
+    """Where in the file at `path` decoding with `encoding` first fails, and the fix.
+
+    The file is decoded again, line by line, with an incremental decoder (state carried
+    across lines, so a multi-byte encoding split at a newline byte still decodes): the
+    failing line is one more than the newlines decoded before it.
+    """
+    decoder = codecs.getincrementaldecoder(encoding)("strict")
+    line, bad, reason = 1, b"", str(error)
+    try:
+        with path.open("rb") as handle:
+            for raw in handle:
+                try:
+                    line += decoder.decode(raw).count("\n")
+                except UnicodeDecodeError as exc:
+                    bad, reason = bytes(exc.object[exc.start : exc.end]), exc.reason
+                    break
+    except OSError:  # pragma: no cover - the file went away between the two reads
+        pass
+    shown = f"the bytes {bad!r}" if bad else "its bytes"
+    return (
+        f"corpus file '{path}', line {line}: {shown} are not valid {encoding} ({reason}). "
+        f"Pass the file's encoding, e.g. Corpus({str(path)!r}, encoding='latin-1') (or "
+        "'cp1252', 'utf-16', ...), or errors='replace' to read each bad byte as U+FFFD "
+        "(errors='ignore' drops them)"
+    )
+
+
+def _read_txt(path: Path, encoding: str, errors: str) -> Iterator[str]:
+    for line in _lines(path, encoding, errors):
+        text = line.rstrip("\r\n")
+        if text.strip():
+            yield text
+
+
+def _read_csv(
+    path: Path, column: str, name: str, encoding: str, errors: str
+) -> Iterator[str]:
+    lines = _lines(path, encoding, errors, newline="")
+    try:
+        reader = csv.DictReader(lines)
         if reader.fieldnames is None:
             return
         if column not in reader.fieldnames:
@@ -307,11 +425,16 @@ def _read_csv(path: Path, column: str, name: str) -> Iterator[str]:
                 )
             if text.strip():
                 yield text
+    finally:
+        lines.close()
 
 
-def _read_jsonl(path: Path, column: str, name: str) -> Iterator[str]:
-    with path.open(encoding="utf-8-sig") as handle:
-        for number, line in enumerate(handle, start=1):
+def _read_jsonl(
+    path: Path, column: str, name: str, encoding: str, errors: str
+) -> Iterator[str]:
+    lines = _lines(path, encoding, errors)
+    try:
+        for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             where = f"corpus {name}, line {number}"
@@ -337,6 +460,8 @@ def _read_jsonl(path: Path, column: str, name: str) -> Iterator[str]:
                 )
             if text.strip():
                 yield text
+    finally:
+        lines.close()
 
 
 def _checked(items: Iterable[object], name: str) -> Iterator[str]:

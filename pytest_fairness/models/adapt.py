@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..types import TextModel
 from .base import Output
+from .checks import check_cache_dir, check_labels
 from .families import check_accepted, family_of
 from .family import ModelOptions, describe
 from .remote import LengthPolicy
@@ -40,6 +41,7 @@ def as_model(
     concurrency: int | None = None,
     retries: int | None = None,
     backoff: float | None = None,
+    retry_time: float | None = None,
     max_length: int | None = None,
     length_policy: LengthPolicy | None = None,
     length: Callable[[str], int] | None = None,
@@ -63,15 +65,25 @@ def as_model(
     - a torch `nn.Module` with `tokenizer=` (see `TorchModel`); `embedding=` names its token
       embedding layer for the gradient metrics when it cannot be found;
     - a remote scorer: a callable with `remote=True` (see `RemoteModel`), tuned by
-      `concurrency` (default 4), `retries` (3), `backoff` (0.5 s), `max_length` with
-      `length_policy` `"skip"` (default) or `"truncate"` and `length` (default `len`),
-      `seed` of the retry jitter (default the run's seed) and `sleep` (default
-      `time.sleep`, replaceable in tests). Skipped texts get NaN rows (the only NaN an
-      adapter returns; everything from the model is validated), `SKIPPED_LABEL` from
-      `predict`, and are listed in `model.skipped`;
+      `concurrency` (default 4), `retries` (3), `backoff` (0.5 s before the first retry,
+      doubling, each wait capped at `MAX_BACKOFF` = 30 s), `retry_time` (the longest one
+      batch keeps retrying, waits and calls included: default `DEFAULT_RETRY_TIME` = 60 s,
+      then `ModelCallError`), `max_length` with `length_policy` `"skip"` (default) or
+      `"truncate"` and `length` (default `len`), `seed` of the retry jitter (default the
+      run's seed) and `sleep` (default `time.sleep`, replaceable in tests). Skipped texts
+      get NaN rows (the only NaN an adapter returns; everything from the model is
+      validated), `SKIPPED_LABEL` from `predict`, and are listed in `model.skipped`;
     - a model of a family registered with `register_model_family` or through the
       ``pytest_fairness.models`` entry-point group (tried before the built-in ones; see
       `ModelFamily`).
+
+    Every option is validated before anything else happens (`models.checks`, through
+    `pytest_fairness.validation`): counts (`batch_size`, `cache_size`, `concurrency`,
+    `retries`, `max_length`, `seed`) must be integers (not 2.5, "64" or True), numbers
+    (`threshold`, `backoff`, `retry_time`, both ends of `score_range`) finite real
+    numbers, `score_range` a pair `(lo, hi)` with lo < hi, `labels` a sequence of
+    strings (not one string); anything else raises `ConfigurationError` naming the
+    option.
 
     The options only some families take (`output`, `score_range`, `tokenizer`,
     `embedding`, `remote` and the remote scorers' `concurrency` ... `seed`, `sleep`) raise
@@ -109,20 +121,21 @@ def as_model(
     options = ModelOptions(
         name=describe(obj),
         output=output,
-        labels=None if labels is None else tuple(labels),
+        labels=check_labels(labels),
         target=target,
         score_range=score_range,
         threshold=threshold,
         batch_size=batch_size,
         cache_size=cache_size,
         fingerprint=fingerprint,
-        cache_dir=None if cache_dir is None else os.fspath(cache_dir),
+        cache_dir=check_cache_dir(cache_dir),
         tokenizer=tokenizer,
         embedding=embedding,
         remote=remote,
         concurrency=concurrency,
         retries=retries,
         backoff=backoff,
+        retry_time=retry_time,
         max_length=max_length,
         length_policy=length_policy,
         length=length,

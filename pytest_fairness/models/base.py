@@ -25,7 +25,24 @@ from ..runtime.progress import progress
 from ..runtime.stack import on_fresh_stack
 from ..types import FloatArray, ModelStats
 from ..validation import check_texts
-from .cache import DiskCache, Kind, PredictionCache, Row, open_disk_cache, stable_config
+from .cache import (
+    DiskCache,
+    Kind,
+    PredictionCache,
+    Row,
+    check_fingerprint,
+    open_disk_cache,
+    stable_config,
+)
+from .checks import (
+    check_batch_size,
+    check_cache_dir,
+    check_cache_size,
+    check_labels,
+    check_score_range,
+    check_target,
+    check_threshold,
+)
 from .defaults import run_settings, session_cache
 from .outputs import as_array, numeric, short, show_row, sigmoid, softmax
 from .thresholds import unit_threshold
@@ -76,18 +93,18 @@ class ModelAdapter:
         self._underlying = underlying
         self._name = name
         self._config = config
-        self._labels = tuple(labels) if labels is not None else None
-        self._target = target
+        self._labels = check_labels(labels)
+        self._target = check_target(target)
         self._kind = kind
         self._k: int | None = (
             2 if kind == "score" else len(self._labels) if self._labels is not None else None
         )
-        self._range = score_range
-        self._threshold = threshold
-        self._batch_size = batch_size
-        self._cache_size = cache_size
-        self._fingerprint = fingerprint
-        self._cache_dir = cache_dir
+        self._range = check_score_range(score_range)
+        self._threshold = check_threshold(threshold)
+        self._batch_size = check_batch_size(batch_size)
+        self._cache_size = check_cache_size(cache_size)
+        self._fingerprint = None if fingerprint is None else check_fingerprint(fingerprint)
+        self._cache_dir = check_cache_dir(cache_dir)
         self._disk_config = stable_config(config)
         self._store: tuple[str, DiskCache] | None = None
         self._private_cache: PredictionCache | None = None
@@ -96,6 +113,7 @@ class ModelAdapter:
             ("requested", "cache_hits", "unique_scored", "calls", "retries", "truncated"), 0
         )
         self._skipped: dict[str, None] = {}
+        self._scored: set[str] = set()  # distinct texts sent to the model
         if self._labels is not None:
             if len(set(self._labels)) != len(self._labels) or len(self._labels) < 2:
                 raise ConfigurationError(
@@ -236,7 +254,8 @@ class ModelAdapter:
         """`_call` counted, with its exceptions wrapped in `ModelCallError`."""
         self._bump("calls")
         try:
-            return on_fresh_stack(self._call, texts)
+            # a copy: a model that sorts or clears its input must not reorder our rows
+            return on_fresh_stack(self._call, list(texts))
         except FairnessError:
             raise
         except Exception as exc:
@@ -306,7 +325,10 @@ class ModelAdapter:
         self, batch: list[tuple[str, str]], kind: Kind, rows: FloatArray, store: Callable[..., None]
     ) -> None:
         self._check(kind, rows, [s for _, s in batch])
-        self._bump("unique_scored", len(batch))
+        with self._lock:  # each distinct text once, whichever thread scored it (again)
+            new = {text for text, _ in batch} - self._scored
+            self._scored |= new
+            self._counts["unique_scored"] += len(new)
         for (text, _), row in zip(batch, rows, strict=True):
             store(text, kind, row)
 
@@ -330,11 +352,18 @@ class ModelAdapter:
                     found[text] = hit
         disk = self._disk() if missing else None
         if disk is not None:
-            stored = {
-                text: hit
-                for text, hit in disk.get_many(self._disk_config, missing).items()
-                if self._fits(*hit)
-            }
+            stored: dict[str, Row] = {}
+            unsound: list[str] = []
+            for text, hit in disk.get_many(self._disk_config, missing).items():
+                if not self._fits(*hit):
+                    continue  # another shape: scored again, not damaged
+                problem = self._unsound(*hit)
+                if problem is None:
+                    stored[text] = hit
+                else:
+                    unsound.append(f"{short(text, 40)} -> {show_row(hit[1])} ({problem})")
+            if unsound:
+                disk.reject(unsound)
             if stored:
                 for text, hit in stored.items():
                     self._adopt(*hit)
@@ -393,6 +422,23 @@ class ModelAdapter:
             return False
         width = 1 if kind == "score" else self._k
         return width is None or len(row) == width
+
+    def _unsound(self, kind: Kind, row: FloatArray) -> str | None:
+        """Why a stored row would fail the checks of a fresh prediction (NaN or inf, a
+        score outside `score_range`, probabilities outside [0, 1] or not summing to 1),
+        or None when it passes them: the cache is trusted no more than the model."""
+        if not np.isfinite(row).all():
+            return "NaN or infinite"
+        if kind == "score":
+            lo, hi = self._range
+            if not lo <= float(row[0]) <= hi:
+                return f"outside score_range=({lo:g}, {hi:g})"
+            return None
+        if ((row < 0.0) | (row > 1.0)).any():
+            return "probabilities outside [0, 1]"
+        if abs(float(row.sum()) - 1.0) > SUM_TOLERANCE:
+            return "probabilities not summing to 1"
+        return None
 
     def _adopt(self, kind: Kind, row: FloatArray) -> None:
         """Take the kind and K of a row from the shared cache when nothing was seen yet."""
@@ -514,8 +560,10 @@ class ModelAdapter:
         lines.append(fix)
         return ModelOutputError("\n".join(lines))
 
-    def _call_error(self, texts: list[str], exc: Exception, attempts: int) -> ModelCallError:
-        tries = f" after {attempts} attempts" if attempts > 1 else ""
+    def _call_error(
+        self, texts: list[str], exc: Exception, attempts: int, note: str = ""
+    ) -> ModelCallError:
+        tries = f" after {attempts} attempts{note}" if attempts > 1 else note
         return ModelCallError(
             f"{self._name} raised {type(exc).__name__}: {exc}{tries}, called on a batch of "
             f"{len(texts)} text(s) (first: {short(texts[0])}). Predictions of earlier "

@@ -13,7 +13,13 @@ workers) read and write it at once. A row is stored as its kind (`"proba"` / `"s
 its width (the shape of a 1-D row), float64 bytes and a CRC-32 of those bytes. Anything
 wrong with the file (not a database, unreadable, a row of the wrong size or checksum)
 gives a `CacheWarning` and the adapter carries on from memory: never a crash, never a
-row that was not written by the same fingerprint and configuration.
+row that was not written by the same fingerprint and configuration. A row that reads
+back intact but holds values no model output may have (NaN, a score outside the
+adapter's `score_range`: a file edited by hand, checksum and all) is dropped with a
+`CacheWarning` too (`DiskCache.reject`) and scored again: the cache is trusted no more
+than the model. A file this process may not write (a read-only file or directory, where
+WAL mode could not create its -shm file) is opened read-only (SQLite URI
+`mode=ro&immutable=1`): its rows are read, new predictions stay in memory.
 
 An adapter's configuration is keyed in memory as given and on disk by `stable_config`;
 objects compared by identity (a tokenizer, a length function) go in it wrapped in `Ident`.
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import re
 import sqlite3
 import threading
@@ -38,6 +45,7 @@ import numpy as np
 from ..errors import ConfigurationError
 from ..settings import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE
 from ..types import FloatArray
+from ..validation import check_int
 
 Kind = Literal["proba", "score"]
 Row = tuple[Kind, FloatArray]
@@ -62,11 +70,7 @@ class PredictionCache:
     """
 
     def __init__(self, max_entries: int = DEFAULT_CACHE_SIZE) -> None:
-        if max_entries < 1:
-            raise ConfigurationError(
-                f"cache_size must be a positive number of texts, got {max_entries}"
-            )
-        self.max_entries = max_entries
+        self.max_entries = check_int(max_entries, "cache_size", minimum=1)
         self._rows: OrderedDict[Hashable, Row] = OrderedDict()
         self._lock = threading.Lock()
         self._hits = 0
@@ -135,17 +139,33 @@ class DiskCache:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.broken: str | None = None
+        self.read_only = False
         self._lock = threading.Lock()
         self._pending: list[tuple[str, str, str, int, bytes, int]] = []
         self._counts = {"hits": 0, "misses": 0, "writes": 0, "bad_rows": 0}
         self._db: sqlite3.Connection | None = None
         self._warned_rows = False
+        self._warned_values = False
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(
-                str(self.path), timeout=60.0, check_same_thread=False, isolation_level=None
-            )
-            self._db = db
+            if self.path.is_file() and not _writable(self.path):
+                self._db, self.read_only = self._open_read_only(), True
+            else:
+                try:
+                    self._db = self._open_read_write()
+                except sqlite3.OperationalError:
+                    if not self.path.is_file():
+                        raise
+                    # e.g. a read-only directory as seen by SQLite (WAL needs -shm there)
+                    self._db, self.read_only = self._open_read_only(), True
+        except (sqlite3.Error, OSError) as exc:
+            self._fail(exc, "open")
+
+    def _open_read_write(self) -> sqlite3.Connection:
+        db = sqlite3.connect(
+            str(self.path), timeout=60.0, check_same_thread=False, isolation_level=None
+        )
+        try:
             db.execute("PRAGMA busy_timeout = 60000")
             mode = db.execute("PRAGMA journal_mode = WAL").fetchone()
             if mode is None or str(mode[0]).lower() != "wal":
@@ -155,18 +175,29 @@ class DiskCache:
                 "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
             )
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA),))
-            found = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-            if found is None or found[0] != str(SCHEMA):
-                raise sqlite3.DatabaseError(
-                    f"schema version {found[0] if found else None!r}, expected {SCHEMA}"
-                )
+            _check_schema(db)
             db.execute(
                 "CREATE TABLE IF NOT EXISTS rows (config TEXT NOT NULL, text TEXT NOT NULL, "
                 "kind TEXT NOT NULL, width INTEGER NOT NULL, data BLOB NOT NULL, "
                 "crc INTEGER NOT NULL, PRIMARY KEY (config, text)) WITHOUT ROWID"
             )
-        except (sqlite3.Error, OSError) as exc:
-            self._fail(exc, "open")
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """The file opened read-only and immutable (SQLite URI `mode=ro&immutable=1`): no
+        -wal or -shm file is needed, so a cache in a read-only directory is still read."""
+        uri = self.path.resolve().as_uri() + "?mode=ro&immutable=1"
+        db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        try:
+            _check_schema(db)
+            db.execute("SELECT 1 FROM rows LIMIT 1").fetchall()
+        except BaseException:
+            db.close()
+            raise
+        return db
 
     # ----------------------------------------------------------------- reading, writing
 
@@ -209,10 +240,35 @@ class DiskCache:
             )
         return out
 
+    def reject(self, rows: Sequence[str]) -> None:
+        """Count rows `get_many` returned that the adapter found unsound (values a fresh
+        prediction would be refused for: a tampered file with a valid checksum), as
+        damaged rows rather than hits, and warn once; the adapter scores those texts again
+        and rewrites them. `rows` describe each one (text -> row (why))."""
+        if not rows:
+            return
+        with self._lock:
+            self._counts["bad_rows"] += len(rows)
+            self._counts["hits"] -= len(rows)
+            self._counts["misses"] += len(rows)
+            warn, self._warned_values = not self._warned_values, True
+        if warn:
+            shown = "; ".join(rows[:3])
+            if len(rows) > 3:
+                shown += f"; ... and {len(rows) - 3} more"
+            again = "" if self.read_only else " and rewritten"
+            warnings.warn(
+                f"prediction cache {self.path}: {len(rows)} row(s) with values no model "
+                f"output may have dropped ({shown}); those texts are scored again{again}",
+                CacheWarning,
+                stacklevel=3,
+            )
+
     def put(self, config: str, text: str, kind: Kind, row: FloatArray) -> None:
         """Queue one row; written by `flush` (or once enough rows are queued). A text SQLite
-        cannot store (a lone surrogate, as in cut-off emoji escapes) stays in memory only."""
-        if self._db is None or not _storable(text):
+        cannot store (a lone surrogate, as in cut-off emoji escapes) stays in memory only,
+        as does every row of a store opened `read_only`."""
+        if self._db is None or self.read_only or not _storable(text):
             return
         data = np.ascontiguousarray(row, dtype="<f8").tobytes()
         with self._lock:
@@ -252,9 +308,15 @@ class DiskCache:
         return self._db is None and self.broken is None
 
     def stats(self) -> dict[str, int | str | None]:
-        """`{"path", "hits", "misses", "writes", "bad_rows", "broken"}` of this store."""
+        """`{"path", "hits", "misses", "writes", "bad_rows", "broken", "read_only"}` of
+        this store (`read_only`: 1 when the file could only be read, else 0)."""
         with self._lock:
-            return {"path": str(self.path), **self._counts, "broken": self.broken}
+            return {
+                "path": str(self.path),
+                **self._counts,
+                "broken": self.broken,
+                "read_only": int(self.read_only),
+            }
 
     def close(self) -> None:
         self.flush()
@@ -279,6 +341,19 @@ class DiskCache:
             CacheWarning,
             stacklevel=4,
         )
+
+
+def _check_schema(db: sqlite3.Connection) -> None:
+    found = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    if found is None or found[0] != str(SCHEMA):
+        raise sqlite3.DatabaseError(
+            f"schema version {found[0] if found else None!r}, expected {SCHEMA}"
+        )
+
+
+def _writable(path: Path) -> bool:
+    """Whether this process may write `path` and create files next to it (-wal, -shm)."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
 
 
 def _decode(kind: object, width: object, data: object, crc: object) -> Row | None:

@@ -22,10 +22,11 @@ from ..registry import ENTRY_POINT_GROUPS, Registry
 from ..types import TextModel
 from .cache import Ident
 from .callables import CallableModel
+from .checks import DEFAULT_BACKOFF, DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_RETRY_TIME
 from .defaults import run_settings
 from .family import FAMILY_OPTIONS, ModelFamily, ModelOptions, describe, not_accepted
 from .hf import PipelineModel, TransformersModel, is_pipeline, is_transformers_model
-from .remote import LengthPolicy, RemoteModel, check_remote_options
+from .remote import LengthPolicy, RemoteModel
 from .scikit import SklearnModel
 from .torchnn import TorchModel
 
@@ -212,9 +213,6 @@ class CallableFamily(ModelFamily):
                 **options.common(),
             )
         policy: LengthPolicy = options.length_policy or "skip"
-        check_remote_options(
-            options.concurrency, options.retries, options.backoff, options.max_length, policy
-        )
         length = options.length
         return RemoteModel(
             fn,
@@ -222,9 +220,10 @@ class CallableFamily(ModelFamily):
             name=options.name,
             config=(*config, options.max_length, policy, Ident(length) if length else None),
             score_range=options.score_range,
-            concurrency=4 if options.concurrency is None else options.concurrency,
-            retries=3 if options.retries is None else options.retries,
-            backoff=0.5 if options.backoff is None else options.backoff,
+            concurrency=DEFAULT_CONCURRENCY if options.concurrency is None else options.concurrency,
+            retries=DEFAULT_RETRIES if options.retries is None else options.retries,
+            backoff=DEFAULT_BACKOFF if options.backoff is None else options.backoff,
+            retry_time=DEFAULT_RETRY_TIME if options.retry_time is None else options.retry_time,
             max_length=options.max_length,
             length_policy=policy,
             length=length,

@@ -12,8 +12,6 @@ Pure: no model library, no pytest.
 
 from __future__ import annotations
 
-import math
-import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, fields
@@ -23,6 +21,18 @@ from ..errors import ConfigurationError
 from ..types import TextModel
 from .base import Output
 from .cache import check_fingerprint
+from .checks import (
+    check_batch_size,
+    check_cache_dir,
+    check_cache_size,
+    check_callable,
+    check_flag,
+    check_labels,
+    check_remote_options,
+    check_score_range,
+    check_target,
+    check_threshold,
+)
 from .remote import LengthPolicy
 
 __all__ = [
@@ -55,6 +65,7 @@ FAMILY_OPTIONS = (
     "concurrency",
     "retries",
     "backoff",
+    "retry_time",
     "max_length",
     "length_policy",
     "length",
@@ -101,6 +112,7 @@ class ModelOptions:
     concurrency: int | None = None
     retries: int | None = None
     backoff: float | None = None
+    retry_time: float | None = None
     max_length: int | None = None
     length_policy: LengthPolicy | None = None
     length: Callable[[str], int] | None = None
@@ -108,15 +120,39 @@ class ModelOptions:
     sleep: Callable[[float], None] | None = None
 
     def __post_init__(self) -> None:
-        if self.labels is not None and not isinstance(self.labels, tuple):
-            object.__setattr__(self, "labels", tuple(self.labels))
-        if self.cache_dir is not None and not isinstance(self.cache_dir, str):
-            object.__setattr__(self, "cache_dir", os.fspath(self.cache_dir))
-        _check_options(
-            self.output, self.score_range, self.threshold, self.batch_size, self.cache_size
-        )
+        checked: dict[str, Any] = {
+            "labels": check_labels(self.labels),
+            "target": check_target(self.target),
+            "score_range": check_score_range(self.score_range),
+            "threshold": check_threshold(self.threshold),
+            "batch_size": check_batch_size(self.batch_size),
+            "cache_size": check_cache_size(self.cache_size),
+            "cache_dir": check_cache_dir(self.cache_dir),
+            "remote": check_flag(self.remote, "remote"),
+            "tokenizer": check_callable(
+                self.tokenizer, "tokenizer", "a callable: list of texts -> token ids"
+            ),
+        }
+        if self.output not in _OUTPUTS:
+            raise ConfigurationError(
+                f"output={self.output!r:.60} is not one of {', '.join(repr(o) for o in _OUTPUTS)}"
+            )
         if self.fingerprint is not None:
             check_fingerprint(self.fingerprint)
+        remote = check_remote_options(
+            self.concurrency,
+            self.retries,
+            self.backoff,
+            self.max_length,
+            "skip" if self.length_policy is None else self.length_policy,
+            retry_time=self.retry_time,
+            seed=self.seed,
+            length=self.length,
+            sleep=self.sleep,
+        )
+        remote["length_policy"] = self.length_policy
+        for key, value in {**checked, **remote}.items():
+            object.__setattr__(self, key, value)
         remote_only = [k for k in sorted(REMOTE_OPTIONS) if getattr(self, k) is not None]
         if remote_only and not self.remote:
             raise ConfigurationError(
@@ -202,33 +238,6 @@ def _differs(value: object, default: object) -> bool:
     if default is None:
         return value is not None  # objects (tokenizers, layers) by identity, not __eq__
     return bool(value != default)
-
-
-def _check_options(
-    output: str,
-    score_range: tuple[float, float],
-    threshold: float | None,
-    batch_size: int | None,
-    cache_size: int | None,
-) -> None:
-    if output not in _OUTPUTS:
-        raise ConfigurationError(
-            f"output={output!r} is not one of {', '.join(repr(o) for o in _OUTPUTS)}"
-        )
-    lo, hi = score_range
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise ConfigurationError(f"score_range=({lo}, {hi}) must be finite with lo < hi")
-    if threshold is not None and not 0.0 <= threshold <= 1.0:
-        raise ConfigurationError(
-            f"threshold={threshold} must be in [0, 1] (it applies to the score mapped from "
-            "score_range to [0, 1])"
-        )
-    if batch_size is not None and batch_size < 1:
-        raise ConfigurationError(f"batch_size must be a positive integer, got {batch_size}")
-    if cache_size is not None and cache_size < 0:
-        raise ConfigurationError(
-            f"cache_size must be 0 (no cache) or a positive number of texts, got {cache_size}"
-        )
 
 
 def not_accepted(option: str, options: ModelOptions, nouns: Sequence[str]) -> ConfigurationError:

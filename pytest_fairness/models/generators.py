@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import math
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -29,6 +28,8 @@ from ..metrics.validation import check_positive_int
 from ..runtime.progress import Advance, progress
 from ..runtime.stack import on_fresh_stack
 from ..runtime.threads import torch_threads
+from ..validation import check_int, check_number
+from .checks import check_flag
 from .defaults import run_settings
 from .torchnn import device_of, eval_mode
 
@@ -151,17 +152,16 @@ class HFGenerator:
         self.model = model
         self.tokenizer = tokenizer
         self.max_new_tokens = check_positive_int(max_new_tokens, "max_new_tokens")
-        if not (math.isfinite(temperature) and temperature > 0):
-            raise ConfigurationError(f"temperature must be > 0, got {temperature!r}")
-        self.temperature = float(temperature)
+        self.temperature = check_number(temperature, "temperature", above=0.0)
         if top_k is not None:
-            check_positive_int(top_k, "top_k")
-        if top_p is not None and not 0.0 < top_p <= 1.0:
-            raise ConfigurationError(f"top_p must be in (0, 1], got {top_p!r}")
+            top_k = check_positive_int(top_k, "top_k")
+        if top_p is not None:
+            top_p = check_number(top_p, "top_p", above=0.0, maximum=1.0)
         self.top_k = top_k
         self.top_p = top_p
-        self.batch_size = batch_size
-        self.trim_unfinished = trim_unfinished
+        self.batch_size = None if batch_size is None else check_int(
+            batch_size, "batch_size", minimum=1)
+        self.trim_unfinished = check_flag(trim_unfinished, "trim_unfinished")
         self.num_threads = (
             None if num_threads is None else check_positive_int(num_threads, "num_threads")
         )

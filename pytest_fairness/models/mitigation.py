@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .. import perturb as _perturb
-from ..corpus import Corpus
+from ..corpus import ANCHOR_KINDS, Corpus
 from ..errors import ConfigurationError
 from ..metrics.epsk import DEFAULT_TOL
 from ..metrics.smoothing import (
@@ -34,11 +34,11 @@ from ..metrics.smoothing import (
     smoothed_output,
 )
 from ..metrics.smoothing import mitigation_curve as _curve
-from ..metrics.validation import check_eps
 from ..perturb.coerce import ResolvedPerturber, resolve_perturber
 from ..perturb.name_swap import check_names
 from ..types import FloatArray, ModelStats, Perturbation, TextModel
-from ..validation import check_texts
+from ..validation import check_number, check_text, check_texts
+from .checks import check_flag
 from .defaults import run_settings
 from .scoring import coerce_model, score_texts
 from .thresholds import decision_threshold, model_score_range, output_kind
@@ -134,7 +134,7 @@ class _PerturbedModel:
 
     def perturbations(self, text: str) -> tuple[Perturbation, ...]:
         """The perturbation set S of `text` this wrapper uses (the first k when k is set)."""
-        return self._perturb([text])[0]
+        return self._perturb([check_text(text)])[0]
 
     def group(self, text: str) -> tuple[str, ...]:
         """G = {x0} u S as texts: `text` first, then its perturbed texts."""
@@ -233,7 +233,8 @@ class SmoothedModel(_PerturbedModel):
         class; `Certificate.k` is |S|, `smoothed_max_log_ratio` the eps reached and
         `worst_pair` (i, j, class) its witness (0 is `text`, i >= 1 is `group(text)[i]`).
         """
-        members = self.group(text)
+        tol = check_number(tol, "tol", minimum=0.0)
+        members = self.group(check_text(text))
         if len(members) == 1:
             raise ConfigurationError(
                 f"{text!r:.80} has no perturbation for {self._perturber.describe}, so there "
@@ -267,6 +268,31 @@ class AveragedModel(_PerturbedModel):
         return f"AveragedModel({self._base!r}, {self._perturber.describe})"
 
 
+def _check_eps_values(eps_values: object) -> list[float]:
+    """`eps_values=`: a non-empty sequence of finite numbers >= 0."""
+    if isinstance(eps_values, (str, bytes, bytearray)) or not isinstance(eps_values, Iterable):
+        raise ConfigurationError(
+            f"eps_values must be a list of numbers >= 0, e.g. eps_values=[0.0, 0.5, 1.0], got "
+            f"{type(eps_values).__name__} {eps_values!r:.60}"
+        )
+    values = [check_number(e, f"eps_values[{i}]", minimum=0.0) for i, e in enumerate(eps_values)]
+    if not values:
+        raise ConfigurationError(
+            "eps_values is empty: give the eps to smooth with, e.g. eps_values=[0.0, 0.5, 1.0]"
+        )
+    return values
+
+
+def _check_kind(kind: object, name: str) -> str:
+    """An anchor kind of `Corpus.anchored` (one of `ANCHOR_KINDS`): an unknown one would
+    find no anchor, and so leave every text unperturbed without a word."""
+    if not isinstance(kind, str) or kind not in ANCHOR_KINDS:
+        raise ConfigurationError(
+            f"{name}={kind!r:.60} is not an anchor kind; valid kinds: {', '.join(ANCHOR_KINDS)}"
+        )
+    return kind
+
+
 def _check_k(k: int | None) -> int | None:
     if k is None:
         return None
@@ -296,12 +322,7 @@ def smooth(
     is fairer and flattens more. See `SmoothedModel` for what is certified and
     `SmoothedModel.certify` to check it.
     """
-    try:
-        e = check_eps(eps)
-    except (TypeError, ValueError) as exc:
-        raise ConfigurationError(
-            f"eps must be a finite number >= 0 (e.g. eps=0.1), got {eps!r}"
-        ) from exc
+    e = check_number(eps, "eps", minimum=0.0)
     return SmoothedModel(
         coerce_model(model), resolve_perturber(perturber, attribute), eps=e, k=_check_k(k)
     )
@@ -313,6 +334,7 @@ def name_perturber(names: Sequence[str], *, kind: str = "pronoun") -> ResolvedPe
     included (so every name gets the same set); none when the text has no anchor
     `perturb.names` can replace."""
     name_list = check_names(names)
+    _check_kind(kind, "kind")
 
     def many(texts: list[str]) -> list[list[Perturbation]]:
         unique = list(dict.fromkeys(texts))
@@ -348,10 +370,11 @@ def average(
     if names is not None:
         if perturber is not None or attribute is not None:
             raise ConfigurationError("pass one of perturber=, attribute= or names=, not several")
-        resolved = name_perturber(names, kind=anchor_kind)
+        resolved = name_perturber(names, kind=_check_kind(anchor_kind, "anchor_kind"))
     else:
         resolved = resolve_perturber(perturber, attribute)
-    return AveragedModel(coerce_model(model), resolved, include_original=include_original)
+    include = check_flag(include_original, "include_original")
+    return AveragedModel(coerce_model(model), resolved, include_original=include)
 
 
 def mitigation_curve(
@@ -375,6 +398,9 @@ def mitigation_curve(
     items = check_texts(texts)
     if not items:
         raise ConfigurationError("texts is empty: there is nothing to mitigate")
+    eps_values = _check_eps_values(eps_values)
+    if threshold is not None:
+        threshold = check_number(threshold, "threshold")
     m = coerce_model(model)
     resolved = resolve_perturber(perturber, attribute)
     per_text = resolved.many(items)

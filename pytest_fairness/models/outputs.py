@@ -47,7 +47,23 @@ def as_array(raw: Any, texts: list[str], name: str) -> Any:
 
 
 def numeric(arr: Any, texts: list[str], name: str) -> FloatArray:
-    """`arr` as float64; `ModelOutputError` when its values are not numbers."""
+    """`arr` as float64; `ModelOutputError` when its values are not real numbers: complex
+    numbers (whose imaginary part a cast would drop) and strings (even "0.5") are refused,
+    never converted."""
+    kind = getattr(getattr(arr, "dtype", None), "kind", "")
+    flat = list(arr.flat) if kind == "O" else []
+    if kind == "c" or any(isinstance(v, complex) for v in flat):
+        raise ModelOutputError(
+            f"{name} returned complex numbers for a batch starting with {short(texts[0])}; "
+            "a prediction is a real number: return the real probabilities or scores (e.g. "
+            "abs(z) or z.real, if that is what the model means)"
+        )
+    if kind in ("U", "S") or any(isinstance(v, (str, bytes)) for v in flat):
+        raise ModelOutputError(
+            f"{name} returned strings where numbers were expected, for a batch starting "
+            f'with {short(texts[0])}; return numbers, or pass output="labels" with '
+            "labels=(...) if it returns labels"
+        )
     try:
         return np.asarray(arr, dtype=np.float64)
     except (ValueError, TypeError) as exc:

@@ -5,13 +5,23 @@ from __future__ import annotations
 
 import random
 import re
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Literal
 
-from ..errors import ConfigurationError, FairnessError
+from ..errors import FairnessError
 from .base import Row
 from .callables import CallableModel
+from .checks import (
+    DEFAULT_BACKOFF,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_RETRIES,
+    DEFAULT_RETRY_TIME,
+    MAX_BACKOFF,
+    call_length,
+    check_remote_options,
+)
 
 __all__ = ["LengthPolicy", "RemoteModel", "check_remote_options"]
 
@@ -23,35 +33,45 @@ class RemoteModel(CallableModel):
     """A callable doing I/O: bounded concurrency, retries with backoff, a length limit.
 
     Batches run on a thread pool of `concurrency` workers. A call that raises is retried up
-    to `retries` times, waiting `backoff * 2**k * (1 + u/2)` seconds before retry k + 1
-    (k = 0, 1, ...; u uniform in [0, 1) from a `random.Random(seed)`). Texts longer than
-    `max_length` (measured by `length`, default characters) are cut on a word boundary
-    (`"truncate"`, counted in `stats.truncated`) or not sent at all (`"skip"`): a skipped
-    text is listed in `skipped` and gets a row of NaN, the only NaN an adapter ever returns.
+    to `retries` times, waiting `min(backoff * 2**k * (1 + u/2), MAX_BACKOFF)` seconds
+    before retry k + 1 (k = 0, 1, ...; u uniform in [0, 1) from a `random.Random(seed)`),
+    and never longer than what is left of `retry_time`: once a batch has spent
+    `retry_time` seconds (waits and calls; the waits counted as asked of `sleep`, so a
+    test's fake sleep counts too) it fails with `ModelCallError` however many retries are
+    left. Texts longer than `max_length` (measured by `length`, default characters) are
+    cut on a word boundary (`"truncate"`, counted in `stats.truncated`) or not sent at
+    all (`"skip"`): a skipped text is listed in `skipped` and gets a row of NaN, the only
+    NaN an adapter ever returns. Every option is checked (`check_remote_options`).
     """
 
     def __init__(
         self,
         fn: Callable[[list[str]], Any],
         *,
-        concurrency: int,
-        retries: int,
-        backoff: float,
-        max_length: int | None,
-        length_policy: LengthPolicy,
-        length: Callable[[str], int] | None,
-        seed: int,
-        sleep: Callable[[float], None],
+        concurrency: int = DEFAULT_CONCURRENCY,
+        retries: int = DEFAULT_RETRIES,
+        backoff: float = DEFAULT_BACKOFF,
+        max_length: int | None = None,
+        length_policy: LengthPolicy = "skip",
+        length: Callable[[str], int] | None = None,
+        seed: int = 0,
+        sleep: Callable[[float], None] = time.sleep,
+        retry_time: float = DEFAULT_RETRY_TIME,
         **common: Any,
     ) -> None:
+        checked = check_remote_options(
+            concurrency, retries, backoff, max_length, length_policy,
+            retry_time=retry_time, seed=seed, length=length, sleep=sleep,
+        )
         super().__init__(fn, **common)
-        self._concurrency = concurrency
-        self._retries = retries
-        self._backoff = backoff
-        self._max_length = max_length
-        self._policy = length_policy
-        self._length = length or len
-        self._random = random.Random(seed)
+        self._concurrency: int = checked["concurrency"]
+        self._retries: int = checked["retries"]
+        self._backoff: float = checked["backoff"]
+        self._retry_time: float = checked["retry_time"]
+        self._max_length: int | None = checked["max_length"]
+        self._policy: LengthPolicy = checked["length_policy"]
+        self._length: Callable[[str], object] = length or len
+        self._random = random.Random(checked["seed"])
         self._sleep = sleep
 
     def _prepare(self, texts: list[str]) -> list[tuple[str, str]]:
@@ -60,41 +80,55 @@ class RemoteModel(CallableModel):
             return [(t, t) for t in texts]
         pairs: list[tuple[str, str]] = []
         for text in texts:
-            if self._length(text) <= limit:
+            if call_length(self._length, text) <= limit:
                 pairs.append((text, text))
             elif self._policy == "truncate":
-                pairs.append((text, _truncate(text, limit, self._length)))
+                pairs.append((text, _truncate(text, limit, self._measure)))
                 self._bump("truncated")
             else:
                 with self._lock:
                     self._skipped[text] = None
         return pairs
 
+    def _measure(self, text: str) -> float:
+        return call_length(self._length, text)
+
     def _invoke(self, texts: list[str]) -> Any:
         attempt = 0
+        start = time.monotonic()
+        waited = 0.0  # as asked of sleep: a fake sleep in a test counts too
         while True:
             self._bump("calls")
             try:
-                return self._call(texts)
+                return self._call(list(texts))  # a copy: the model may sort or clear it
             except FairnessError:
                 raise
             except Exception as exc:
-                if attempt >= self._retries:
-                    raise self._call_error(texts, exc, attempts=attempt + 1) from exc
+                left = self._retry_time - max(time.monotonic() - start, waited)
+                if attempt >= self._retries or left <= 0:
+                    note = "" if attempt >= self._retries else (
+                        f" (retry_time={self._retry_time:g} s spent with "
+                        f"{self._retries - attempt} retries left; pass retry_time= to keep "
+                        "retrying longer)"
+                    )
+                    raise self._call_error(texts, exc, attempts=attempt + 1, note=note) from exc
             self._bump("retries")
             with self._lock:
                 jitter = 1.0 + self._random.random() / 2
-            self._sleep(self._backoff * 2**attempt * jitter)
+            delay = min(self._backoff * 2.0 ** min(attempt, 64) * jitter, MAX_BACKOFF, left)
+            self._sleep(delay)
+            waited += delay
             attempt += 1
 
     def _run(self, batches: list[list[tuple[str, str]]], store: Callable[..., None]) -> None:
         """Score batches concurrently; keep every batch that succeeds, then raise the first
         error (in batch order). Batches not started when an error arrives are cancelled."""
-        if self._concurrency == 1 or len(batches) <= 1:
+        workers = min(self._concurrency, len(batches))
+        if workers <= 1:
             super()._run(batches, store)
             return
         error: Exception | None = None
-        with ThreadPoolExecutor(max_workers=min(self._concurrency, len(batches))) as pool:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
             futures: list[Future[Row]] = [pool.submit(self._score_batch, b) for b in batches]
             for batch, future in zip(batches, futures, strict=True):
                 if future.cancelled():
@@ -111,28 +145,7 @@ class RemoteModel(CallableModel):
             raise error
 
 
-
-def check_remote_options(
-    concurrency: int | None,
-    retries: int | None,
-    backoff: float | None,
-    max_length: int | None,
-    policy: str,
-) -> None:
-    """`ConfigurationError` for a remote option out of its range."""
-    if concurrency is not None and concurrency < 1:
-        raise ConfigurationError(f"concurrency must be at least 1, got {concurrency}")
-    if retries is not None and retries < 0:
-        raise ConfigurationError(f"retries must be 0 or more, got {retries}")
-    if backoff is not None and backoff < 0:
-        raise ConfigurationError(f"backoff must be 0 or more seconds, got {backoff}")
-    if max_length is not None and max_length < 1:
-        raise ConfigurationError(f"max_length must be a positive length, got {max_length}")
-    if policy not in ("skip", "truncate"):
-        raise ConfigurationError(f"length_policy={policy!r} must be 'skip' or 'truncate'")
-
-
-def _truncate(text: str, limit: int, length: Callable[[str], int]) -> str:
+def _truncate(text: str, limit: int, length: Callable[[str], float]) -> str:
     """The longest prefix of `text` ending on a word boundary whose `length` fits `limit`;
     a first word longer than the limit is cut inside the word."""
     ends = [m.end() for m in re.finditer(r"\S+", text)]

@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import ConfigurationError
 from ..results import Violation
 from ..types import FloatArray, Perturbation, TextModel
+from ..validation import check_texts
 from .thresholds import DEFAULT_THRESHOLD, decision_threshold
 
 __all__ = [
@@ -68,7 +69,7 @@ def score_texts(model: TextModel, texts: Iterable[str], *, need_scores: bool = F
     model with more than two classes and no `target` has no score: unless `need_scores`, its largest
     probability stands in (`Scores.has_scores` is False).
     """
-    unique = tuple(dict.fromkeys(texts))
+    unique = tuple(dict.fromkeys(check_texts(texts)))
     if not unique:
         return Scores((), np.zeros((0, 0)), np.zeros(0), {})
     index = {t: i for i, t in enumerate(unique)}

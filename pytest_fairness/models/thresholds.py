@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ..errors import ConfigurationError
 from ..types import TextModel
+from ..validation import check_number
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -79,7 +80,7 @@ def score_threshold(
     """
     lo, hi = model_score_range(model) if score_range is None else score_range
     if threshold is not None:
-        t = float(threshold)
+        t = check_number(threshold, "threshold")
         if not lo <= t <= hi:
             whose = "the model's score range" if score_range is None else "the score range"
             raise ConfigurationError(

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..errors import ConfigurationError
 from ..types import TextModel
+from ..validation import check_int, check_texts
 from .adapt import as_model
 from .defaults import run_settings
 
@@ -63,22 +64,13 @@ def as_white_box(obj: object, what: str) -> WhiteBoxModel:
 
 def nonempty_texts(texts: Sequence[str]) -> list[str]:
     """`texts` as a non-empty list of str (`ConfigurationError` otherwise)."""
-    if isinstance(texts, str):
-        raise ConfigurationError(
-            f"texts must be a list of texts, got a single string {texts!r}; wrap it: [text]"
-        )
-    items = list(texts)
+    items = check_texts(texts)
     if not items:
         raise ConfigurationError("texts is empty")
-    for i, text in enumerate(items):
-        if not isinstance(text, str):
-            raise ConfigurationError(f"texts must be strings; item {i} is {text!r}")
     return items
 
 
 def batch_size_or_run(batch_size: int | None) -> int:
     """`batch_size`, else the run's; `ConfigurationError` unless a positive integer."""
     size = run_settings().batch_size if batch_size is None else batch_size
-    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise ConfigurationError(f"batch_size must be a positive integer, got {batch_size!r}")
-    return size
+    return check_int(size, "batch_size", minimum=1)

@@ -249,11 +249,16 @@ def resolve_nlp(nlp: Any) -> Any:
 
 def parse(nlp: Any, text: str) -> Any:
     """`text` parsed by `nlp` (see `resolve_nlp`) without the entity recogniser, which no
-    analogy or active mutation reads (`pytest_fairness.resources.nlp.disabled`)."""
+    analogy or active mutation reads (`pytest_fairness.resources.nlp.disabled`). A text
+    that is not a str, or that spaCy cannot parse, raises `ConfigurationError`
+    (`pytest_fairness.resources.nlp.parse`)."""
     from ..resources.nlp import disabled
+    from ..resources.nlp import parse as parse_text
+    from ..validation import check_text
 
+    check_text(text, "text")
     pipeline = resolve_nlp(nlp)
-    return pipeline(text, disable=disabled(pipeline))
+    return parse_text(pipeline, text, disable=disabled(pipeline))
 
 
 def subpopulations_of(graph: KnowledgeGraph, attribute: str) -> list[str]:

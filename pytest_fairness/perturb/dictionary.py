@@ -25,8 +25,10 @@ Semantics, precisely:
   contain a letter or a digit.
 - **Where it matches.** Case-insensitively, as a whole word, never inside another word:
   the characters right before and after a match are not word characters (Unicode
-  letters, digits, ``_`` and combining marks), so ``church`` is not found in
-  ``churches``, ``Churchill``, ``églisechurch`` or ``church\\u0301``. An apostrophe
+  letters, digits, ``_``, combining marks, variation selectors, zero-width joiners), so
+  ``church`` is not found in ``churches``, ``Churchill``, ``églisechurch``,
+  ``church\\u0301`` or ``x\\u200dchurch``; invisible format characters (a soft hyphen)
+  between a match and a letter do not separate them either (UAX #29, WB4). An apostrophe
   (straight or curly) joins words ("O'Brien", "don't", "l'église": write an elided form
   as its own entry, ``{"l'église": ["la mosquée"]}``), except that a possessive or clitic
   after a match leaves it whole and stays: ``Christian's`` -> ``Muslim's``, also ``'d``,
@@ -67,12 +69,12 @@ saying what to fix.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigurationError
+from ..resources.text import is_word_char, joined_after, joined_before
 from ..types import Perturbation
 from ._edit import Edit, apply_casing, apply_edits, casing_of
 from .kinds import KIND_REGISTRY, PerturbationKind
@@ -89,8 +91,10 @@ _SPACE = re.compile(r"\s+")
 
 
 def _wordish(char: str) -> bool:
-    """A character that continues a word: a letter, digit, ``_`` or combining mark."""
-    return char.isalnum() or char == "_" or unicodedata.category(char).startswith("M")
+    """A character that continues a word: a letter, digit, ``_``, or a character of the
+    grapheme cluster before it (combining mark, variation selector, zero-width joiner or
+    non-joiner: `pytest_fairness.resources.text.is_word_char`)."""
+    return is_word_char(char)
 
 
 def _normal(word: str) -> str:
@@ -233,7 +237,11 @@ def _cased(replacement: str, occurrence: str, word: str) -> str:
 
 
 def _left_whole(text: str, start: int) -> bool:
-    """Whether a match starting at `start` starts a word (module docstring)."""
+    """Whether a match starting at `start` starts a word (module docstring); never inside
+    a grapheme cluster or after a letter across invisible characters ("x\u200dchurch",
+    `pytest_fairness.resources.text.joined_before`)."""
+    if joined_before(text, start):
+        return False
     if start == 0 or not _wordish(text[start]):
         return True
     before = text[start - 1]
@@ -244,7 +252,10 @@ def _left_whole(text: str, start: int) -> bool:
 
 def _right_whole(text: str, end: int) -> bool:
     """Whether a match ending at `end` ends a word: no word character after it, and after
-    an apostrophe only a possessive or clitic (module docstring)."""
+    an apostrophe only a possessive or clitic (module docstring); never inside a grapheme
+    cluster or before a letter across invisible characters ("church\u00adgoer")."""
+    if joined_after(text, end):
+        return False
     if end == len(text) or not _wordish(text[end - 1]):
         return True
     after = text[end]

@@ -58,7 +58,10 @@ from importlib import resources
 from typing import Any, Literal
 
 from ..errors import ConfigurationError
+from ..resources.nlp import parse, parse_many
+from ..resources.text import joined
 from ..types import Perturbation, PronounRole
+from ..validation import check_int, check_text, check_texts
 from ._edit import Edit, apply_casing, apply_edits, casing_of, indefinite_article
 from .kinds import PerturbationKind
 
@@ -355,7 +358,7 @@ def swap_doc(
 
 
 def _check_target(target: str) -> None:
-    if target not in ("opposite", "neutral"):
+    if not isinstance(target, str) or target not in ("opposite", "neutral"):
         raise ConfigurationError(f"target must be 'opposite' or 'neutral', not {target!r}")
 
 
@@ -375,8 +378,13 @@ def _swap(
     tables = _tables()
     edits: dict[int, Edit] = {}
     sources: set[str] = set()
+    text: str = doc.text
     for token in doc:
         low = token.text.lower()
+        if (low in tables.pronoun_gender or low in tables.word_gender or pairs) and joined(
+            text, token.idx, token.idx + len(token.text)
+        ):
+            continue  # a token cut from its grapheme cluster is not the word it spells
         role = pronoun_role(token) if low in tables.pronoun_gender else None
         if role is not None:
             gender = tables.pronoun_gender[low]
@@ -453,11 +461,18 @@ def gender_swap(
     English pipeline (`pytest_fairness.resources.nlp.load`). `swap_names=True` also swaps first
     names (James <-> Mary, by Census rank); a mapping name -> name gives your own pairs
     (used both ways). Names are never changed for the "neutral" target.
+
+    A `text` that is not a str (None, bytes), or that spaCy cannot parse (a lone
+    surrogate, more characters than the pipeline's max_length:
+    `pytest_fairness.resources.nlp.unparsable`), raises `ConfigurationError` saying why
+    and what to do. A word cut from its grapheme cluster is never swapped ("she\u0301"
+    is not "she"; `pytest_fairness.resources.text.joined`).
     """
+    check_text(text, "text")
     _check_target(target)
     pairs = _name_pairs(swap_names) if target == "opposite" else {}
     pipeline = _resolve_nlp(nlp)
-    doc = pipeline(text, disable=_parse_disabled(pipeline, bool(pairs)))
+    doc = parse(pipeline, text, disable=_parse_disabled(pipeline, bool(pairs)))
     return _swap(doc, target, pairs)
 
 
@@ -473,15 +488,19 @@ def gender_swaps(
 
     The entity recogniser is left out of the parse unless names are swapped (only first
     names are read from entities), and a sentence without a gendered word is answered
-    None without walking its tokens (`has_gendered_word`).
+    None without walking its tokens (`has_gendered_word`). Every text is checked before
+    any is parsed: one that is not a str, or that spaCy cannot parse, raises
+    `ConfigurationError` naming it (``texts[i]``) and the fix.
     """
     _check_target(target)
+    check_int(batch_size, "batch_size", minimum=1)
+    items = check_texts(texts)
     pairs = _name_pairs(swap_names) if target == "opposite" else {}
     pipeline = _resolve_nlp(nlp)
-    docs = pipeline.pipe(
-        list(texts), batch_size=batch_size, disable=_parse_disabled(pipeline, bool(pairs))
+    docs = parse_many(
+        pipeline, items, batch_size=batch_size, disable=_parse_disabled(pipeline, bool(pairs))
     )
-    return [_swap(doc, target, pairs) for doc in docs]
+    return [_swap(doc, target, pairs) for doc in docs if doc is not None]
 
 
 class GenderSwapKind(PerturbationKind):

@@ -43,9 +43,9 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from ..registry import ENTRY_POINT_GROUPS, Registry
-from ..resources.nlp import disabled
+from ..resources.nlp import disabled, parse_many
 from ..types import Perturbation
-from ..validation import check_texts
+from ..validation import check_int, check_texts
 from ._persons import resolve_nlp
 
 __all__ = [
@@ -146,10 +146,12 @@ class PerturbationKind(ABC):
         A kind that `needs_parse` has each batch parsed with ``nlp.pipe`` without the
         entity recogniser (`pytest_fairness.resources.nlp.disabled`); `nlp` is a spaCy
         `Language`, a pipeline name, or None for the run's / the default English
-        pipeline. Each batch goes through `prepare` once, then `perturb` per text.
+        pipeline. Each batch goes through `prepare` once, then `perturb` per text. A text
+        that is not a str, or that spaCy cannot parse (a lone surrogate, more characters
+        than the pipeline's max_length: `pytest_fairness.resources.nlp.unparsable`),
+        raises `ConfigurationError` naming it (``texts[i]``) before anything is parsed.
         """
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ConfigurationError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+        check_int(batch_size, "batch_size", minimum=1)
         items = check_texts(texts)
         pipeline = resolve_nlp(nlp) if self.needs_parse and items else None
         found: list[list[Perturbation]] = []
@@ -159,9 +161,8 @@ class PerturbationKind(ABC):
                 self.prepare(batch)
                 found += [self.perturb(text, None) for text in batch]
                 continue
-            docs = list(
-                pipeline.pipe(batch, batch_size=batch_size, disable=disabled(pipeline))
-            )
+            docs = list(parse_many(pipeline, batch, batch_size=batch_size,
+                                   disable=disabled(pipeline), first=start))
             self.prepare(docs)
             found += [self.perturb(text, doc) for text, doc in zip(batch, docs, strict=True)]
         return found

@@ -33,9 +33,9 @@ from ..errors import ConfigurationError
 from ..resources.embeddings import VectorsLike
 from ..resources.fluency import DEFAULT_MIN_RATIO
 from ..resources.knowledge import KnowledgeGraph
-from ..resources.nlp import disabled
+from ..resources.nlp import disabled, parse, parse_many
 from ..types import Perturbation
-from ..validation import check_texts
+from ..validation import check_int, check_number, check_text, check_texts
 from ._persons import nouns, resolve_graph, resolve_nlp
 from .active import ActiveMutator, active_mutator
 from .analogy import AnalogyMutator, analogy_mutator
@@ -74,11 +74,17 @@ class Mutator:
         min_ratio: float | None = None,
     ) -> None:
         chosen = _check_kinds(kinds)
+        if not isinstance(attribute, str) or not attribute.strip():
+            raise ConfigurationError(
+                f"attribute must be a non-empty string such as 'gender', got {attribute!r:.60}"
+            )
+        check_int(candidates, "candidates", minimum=1)
         self.attribute = attribute
         self.kinds = chosen
         self.graph = resolve_graph(graph)
         self.fluency = fluency
-        self.min_ratio = DEFAULT_MIN_RATIO if min_ratio is None else min_ratio
+        self.min_ratio = DEFAULT_MIN_RATIO if min_ratio is None else check_number(
+            min_ratio, "min_ratio", minimum=0)
         self._analogy: AnalogyMutator | None = (
             analogy_mutator(attribute, self.graph, vectors, candidates)
             if "analogy" in chosen
@@ -134,31 +140,40 @@ class Mutator:
         ]
 
     def mutate(self, text: str, *, nlp: Any = None) -> list[Perturbation]:
-        """S for one sentence (Algorithm 2)."""
+        """S for one sentence (Algorithm 2). A `text` that is not a str, or that spaCy
+        cannot parse (`pytest_fairness.resources.nlp.unparsable`), raises
+        `ConfigurationError`."""
+        check_text(text, "text")
         pipeline = resolve_nlp(nlp)
-        doc = pipeline(text, disable=disabled(pipeline))
+        doc = parse(pipeline, text, disable=disabled(pipeline))
         return self.filter([text], [self.mutate_doc(doc)])[0]
 
     def mutate_many(
         self, texts: Iterable[str], *, nlp: Any = None, batch_size: int = 256
     ) -> Iterator[list[Perturbation]]:
-        """S for each of `texts`, in order, parsed with ``nlp.pipe`` in batches."""
-        if batch_size < 1:
-            raise ConfigurationError(f"batch_size must be >= 1, got {batch_size}")
+        """S for each of `texts`, in order, parsed with ``nlp.pipe`` in batches. A text
+        that is not a str, or that spaCy cannot parse, raises `ConfigurationError` naming
+        it (``texts[i]``) before its batch is parsed."""
+        check_int(batch_size, "batch_size", minimum=1)
+        if isinstance(texts, (str, bytes, bytearray)):
+            check_texts(texts)  # raises: one string is not a list of texts
         pipeline = resolve_nlp(nlp)
         batch: list[str] = []
+        first = 0
         for text in texts:
             batch.append(text)
             if len(batch) >= batch_size:
-                yield from self._batch(pipeline, batch, batch_size)
+                yield from self._batch(pipeline, batch, batch_size, first)
+                first += len(batch)
                 batch = []
         if batch:
-            yield from self._batch(pipeline, batch, batch_size)
+            yield from self._batch(pipeline, batch, batch_size, first)
 
     def _batch(
-        self, pipeline: Any, texts: list[str], batch_size: int
+        self, pipeline: Any, texts: list[str], batch_size: int, first: int
     ) -> list[list[Perturbation]]:
-        docs = list(pipeline.pipe(texts, batch_size=batch_size, disable=disabled(pipeline)))
+        docs = list(parse_many(pipeline, texts, batch_size=batch_size,
+                               disable=disabled(pipeline), first=first))
         found = [nouns(doc) for doc in docs]
         self.prepare(docs, found)
         return self.filter(
@@ -278,8 +293,9 @@ class MutationsKind(PerturbationKind):
         min_ratio: float | None = None,
     ) -> None:
         super().__init__(MT_NLP if attribute is None else attribute)
-        if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
-            raise ConfigurationError(f"candidates must be an integer >= 1, got {candidates!r}")
+        check_int(candidates, "candidates", minimum=1)
+        if min_ratio is not None:
+            check_number(min_ratio, "min_ratio", minimum=0)
         self.bound = attribute is not None
         """False for the "mt-nlp" entry, which serves attributes through `bind`."""
         self.graph = graph

@@ -37,6 +37,7 @@ Choices, documented:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
@@ -81,11 +82,18 @@ def names(
 
     Reflexive and person-noun anchors produce nothing (see the module docstring), so the
     result has |X'| x |N| items for the X' anchors that can take a name.
+
+    `anchored` must hold `Anchor`s (a plain text has no anchor yet: find them with
+    ``Corpus(texts).anchored()``), and `names` distinct non-empty strings, at least one;
+    anything else raises `ConfigurationError` saying which item and the fix.
     """
-    name_list = [n for n in names]
-    for n in name_list:
-        if not isinstance(n, str) or not n.strip():
-            raise ConfigurationError(f"names must be non-empty strings, got {n!r}")
+    check_names(names)
+    name_list = list(names)
+    if groups is not None and not isinstance(groups, Mapping):
+        raise ConfigurationError(
+            f"groups must be a mapping name -> group, got {type(groups).__name__} "
+            f"{groups!r:.60}"
+        )
     if groups is not None:
         missing = [n for n in name_list if n not in groups]
         if missing:
@@ -94,7 +102,7 @@ def names(
                 "or leave groups out to group by the name itself"
             )
     out: list[Perturbation] = []
-    for anchor in anchored:
+    for anchor in _anchors(anchored):
         span = anchor.span
         if anchor.text[span.start : span.end] != span.text:
             raise ConfigurationError(
@@ -124,22 +132,52 @@ def names(
     return out
 
 
-def check_names(names: object) -> list[str]:
-    """`names` as a list of distinct, non-empty, stripped names; anything else raises."""
-    if isinstance(names, str) or not isinstance(names, Iterable):
+def _anchors(anchored: object) -> Iterable[Anchor]:
+    """The items of `anchored`, each checked to be an `Anchor`, as they come."""
+    if isinstance(anchored, Anchor):
         raise ConfigurationError(
-            f"names must be a list of names, e.g. ['Alice', 'Bob'], got {names!r:.60}"
+            "names() takes a list of anchors, not one Anchor: pass [anchor]"
+        )
+    if isinstance(anchored, (str, bytes, bytearray)) or not isinstance(anchored, Iterable):
+        raise ConfigurationError(
+            "names() takes a list of Anchors (from Corpus(texts).anchored()), got "
+            f"{type(anchored).__name__} {anchored!r:.60}"
+        )
+    for position, item in enumerate(anchored):
+        if not isinstance(item, Anchor):
+            fix = (
+                "; a text has no anchor yet: find them with Corpus(texts).anchored()"
+                if isinstance(item, str) else ""
+            )
+            raise ConfigurationError(
+                f"names() takes Anchors (from Corpus(texts).anchored()); item {position} of "
+                f"anchored is {type(item).__name__} {item!r:.60}{fix}"
+            )
+        yield item
+
+
+def check_names(names: object) -> list[str]:
+    """`names` as a list of distinct, non-empty, stripped names; anything else raises
+    `ConfigurationError` naming the problem: not a list (one string, bytes, a number),
+    an item that is not a non-empty string, no name at all, or a name given twice."""
+    if isinstance(names, (str, bytes, bytearray)) or not isinstance(names, Iterable):
+        wrap = f"; wrap one name in a list: [{names!r:.40}]" if isinstance(names, str) else ""
+        raise ConfigurationError(
+            f"names must be a list of names, e.g. ['Alice', 'Bob'], got "
+            f"{type(names).__name__} {names!r:.60}{wrap}"
         )
     out = [n.strip() if isinstance(n, str) else n for n in names]
     bad = [n for n in out if not isinstance(n, str) or not n]
     if bad:
-        raise ConfigurationError(f"names must be non-empty strings, got {bad[0]!r}")
+        raise ConfigurationError(f"names must be non-empty strings, got {bad[0]!r:.60}")
     if not out:
         raise ConfigurationError(
             "names is empty: PSA replaces each anchor with each name; pass at least one name "
             "(e.g. pytest_fairness.names.popular('en', n=20))"
         )
-    dupes = sorted({n for n in out if out.count(n) > 1})
+    dupes = sorted(n for n, count in Counter(out).items() if count > 1)
     if dupes:
-        raise ConfigurationError(f"names must be unique; repeated: {dupes}")
+        raise ConfigurationError(
+            f"names must be unique (each name is one group of ScoreSens); repeated: {dupes}"
+        )
     return [n for n in out if isinstance(n, str)]

@@ -35,13 +35,14 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
 from ..errors import ConfigurationError
 from ..types import Perturbation
+from ..validation import check_text
 from ._edit import Edit, apply_casing, apply_edits, casing_of, indefinite_article
 
 __all__ = ["Template", "TemplateSet", "fill", "load_templates", "template_sets", "templates"]
@@ -69,6 +70,9 @@ class Template:
     source: str = ""
 
     def __post_init__(self) -> None:
+        check_text(self.text, "a template")
+        if self.reference is not None:
+            check_text(self.reference, "reference")
         slots = [p for p in _PART.findall(self.text) if "/" not in p]
         if not slots:
             raise ConfigurationError(f"template {self.text!r} has no {{term}} slot")
@@ -201,9 +205,14 @@ def _pieces(template: Template, term: str, group: str | None) -> list[_Piece]:
 def fill(template: Template | str, term: str, group: str | None = None) -> str:
     """`template` with its slot filled by `term` (a/an and sentence-initial capital fixed).
 
-    `group` ("male"/"female") picks the words of {he/she}-style choices.
+    `group` ("male"/"female") picks the words of {he/she}-style choices. A `term` that
+    is not a str, or a `group` that is neither a str nor None, raises
+    `ConfigurationError`.
     """
     tpl = template if isinstance(template, Template) else Template(template)
+    check_text(term, "term")
+    if group is not None:
+        check_text(group, "group")
     return "".join(p.text for p in _pieces(tpl, term, group))
 
 
@@ -263,11 +272,33 @@ def templates(
             )
         group_map: dict[str, tuple[str, ...]] = dict(template_set.groups)
     elif isinstance(groups, Mapping):
-        group_map = {str(g): tuple(terms) for g, terms in groups.items()}
+        group_map = {}
+        for g, terms in groups.items():
+            if isinstance(terms, (str, bytes)) or not isinstance(terms, Iterable):
+                raise ConfigurationError(
+                    f"groups[{g!r}] must be a list of terms, got {type(terms).__name__} "
+                    f"{terms!r:.60}" + (f"; wrap it: [{terms!r:.40}]"
+                                        if isinstance(terms, str) else "")
+                )
+            group_map[str(g)] = tuple(terms)
     else:
-        if isinstance(groups, str):
-            raise ConfigurationError("groups must be a list of terms or a mapping, not a string")
-        group_map = {term: (term,) for term in groups}
+        if isinstance(groups, (str, bytes)) or not isinstance(groups, Iterable):
+            what = "a string" if isinstance(groups, str) else type(groups).__name__
+            raise ConfigurationError(
+                f"groups must be a list of terms or a mapping group -> terms, not {what} "
+                f"{groups!r:.60}"
+            )
+        listed = list(groups)
+        for i, term in enumerate(listed):
+            check_text(term, f"groups[{i}]")
+        group_map = {term: (term,) for term in listed}
+    for g, terms in group_map.items():
+        for term in terms:
+            check_text(term, f"a term of group {g!r}")
+    if reference is not None:
+        check_text(reference, "reference")
+    if attribute is not None:
+        check_text(attribute, "attribute")
     if not group_map or not any(group_map.values()):
         raise ConfigurationError("groups has no terms")
     attr = attribute or (template_set.attribute if template_set else "term")

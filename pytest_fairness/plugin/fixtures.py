@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, MissingDependencyError
 from ..settings import Settings
 from .session import FairnessSession
 
@@ -43,11 +43,12 @@ def _fail_unconfigured(name: str, opt: str, example: str, override: str) -> NoRe
 
 
 def _configured(call: Callable[[], Any]) -> Any:
-    """`call()`, a `ConfigurationError` it raises failing the test with its message only
-    (once: not chained to the error it replaces)."""
+    """`call()`, a `ConfigurationError` or `MissingDependencyError` (with its install
+    command) it raises failing the test with its message only (once: not chained to the
+    error it replaces)."""
     try:
         return call()
-    except ConfigurationError as exc:
+    except (ConfigurationError, MissingDependencyError) as exc:
         message = str(exc)
     pytest.fail(message, pytrace=False)
 

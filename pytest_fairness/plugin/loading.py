@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import ConfigurationError
+from ..runtime.optional import EXTRAS, PACKAGES, install_hint, require
 
 CORPUS_SUFFIXES = (".txt", ".csv", ".jsonl")
 MODEL_SUFFIXES = (".pkl", ".pickle", ".joblib")
@@ -105,6 +106,10 @@ def _import(target: str, *, what: str, rootdir: Path) -> ModuleType:
         sys.modules[name] = module
         try:
             module_spec.loader.exec_module(module)
+        except ModuleNotFoundError as exc:
+            del sys.modules[name]
+            _raise_if_optional(exc, f"'{path}'", what)
+            raise
         except BaseException:
             del sys.modules[name]
             raise
@@ -112,6 +117,7 @@ def _import(target: str, *, what: str, rootdir: Path) -> ModuleType:
     try:
         return importlib.import_module(target)
     except ModuleNotFoundError as exc:
+        _raise_if_optional(exc, f"module '{target}'", what, target)
         if exc.name is not None and target.startswith(exc.name):
             raise ConfigurationError(
                 f"fairness {what} source: cannot import module '{target}' ({exc}). Use "
@@ -119,6 +125,27 @@ def _import(target: str, *, what: str, rootdir: Path) -> ModuleType:
                 "or 'path/to/file.py:attribute'"
             ) from exc
         raise
+
+
+def _raise_if_optional(
+    exc: ModuleNotFoundError, source: str, what: str, target: str | None = None
+) -> None:
+    """A `ConfigurationError` with the install command when `exc` is about a module that
+    an extra of pytest-fairness (or a known package) provides: one message, the command
+    in it, the `ModuleNotFoundError` not chained (its text is in the message). `target`
+    is the module the source names, when it is one."""
+    missing = (exc.name or "").split(".")[0]
+    if missing not in EXTRAS and missing not in PACKAGES:
+        return
+    extra = EXTRAS.get(missing)
+    how = install_hint(extra) if extra else install_hint(None, [PACKAGES[missing]])
+    if target is not None and target.split(".")[0] == missing:
+        problem = f"'{missing}' is not installed"
+    else:
+        problem = f"{source} needs '{missing}', which is not installed"
+    raise ConfigurationError(
+        f"fairness {what} source: {problem}. Install it with:\n    {how}"
+    ) from None
 
 
 def _load_file(path: Path, *, what: str, rootdir: Path) -> Any:
@@ -131,12 +158,14 @@ def _load_file(path: Path, *, what: str, rootdir: Path) -> Any:
     if what == "model" and suffix in MODEL_SUFFIXES:
         if not full.is_file():
             raise ConfigurationError(f"fairness model file '{full}' does not exist")
-        if suffix == ".joblib":
-            from ..runtime.optional import require
-
-            return require("joblib", "loading .joblib models").load(full)
-        with full.open("rb") as handle:
-            return pickle.load(handle)  # the user configured this file: trusted input
+        try:
+            if suffix == ".joblib":
+                return require("joblib", "loading .joblib models").load(full)
+            with full.open("rb") as handle:
+                return pickle.load(handle)  # the user configured this file: trusted input
+        except ModuleNotFoundError as exc:  # the model's classes need a missing library
+            _raise_if_optional(exc, f"the model file '{full}'", what)
+            raise
     accepted = CORPUS_SUFFIXES if what == "corpus" else MODEL_SUFFIXES
     raise ConfigurationError(
         f"fairness {what} source '{path}' is neither 'package.module:attribute', "

@@ -3,7 +3,7 @@
 Every option `--fairness-<name>` has an ini key `fairness_<name>`; the command line wins.
 `SETTING_OPTIONS` become the fields of `Settings` (what the checks read); `REPORT_OPTIONS`
 configure the run's artifacts and gates (baseline, gate, progress display, xdist order) and
-are read with `report_option`.
+are read with `report_option`; `REPORT_FLAGS` are their on/off options (`report_flag`).
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ SETTING_OPTIONS: tuple[tuple[str, type, str], ...] = (
     ("cache_dir", str, "directory of persistent prediction caches (SQLite, one file per "
      "model fingerprint=); models without a fingerprint are never persisted"),
     ("no_cache", bool, "turn prediction caches off (memory and disk)"),
+    ("on_empty", str, "what a relation that judged nothing (the model skipped every input) "
+     "does: fail (the test fails with the counts) or skip (the test is skipped with them)"),
 )
 
 #: The default shown in `--help` where the field's default (None) means "chosen at run
@@ -70,6 +72,13 @@ REPORT_OPTIONS: tuple[tuple[str, str, str | None, str], ...] = (
     ("xdist_order", "ORDER", "slowest-first", "order pytest-xdist hands tests out in: "
      "slowest-first (by each test's time in the last run, kept in pytest's cache; a module's "
      "tests stay together) or collected"),
+)
+#: On/off options of the run's gates (not `Settings` fields): (name, help).
+REPORT_FLAGS: tuple[tuple[str, str], ...] = (
+    ("compare_strict", "fail the run (exit code 1) when the baseline comparison compared no "
+     "metric: no --fairness-compare baseline under --fairness-gate=regressions, or a baseline "
+     "that shares no metric with the run (other node ids); nothing fails under "
+     "--fairness-gate=none"),
 )
 #: The values `--fairness-progress` accepts.
 PROGRESS_MODES = ("auto", "live", "final", "off")
@@ -104,6 +113,12 @@ def add_options(parser: pytest.Parser) -> None:
                         help=f"{text} (ini: fairness_{name}; default: {shown})")
         parser.addini(f"fairness_{name}", f"{text} (default: {shown})".replace("%%", "%"),
                       type="string", default=default or "")
+    for name, text in REPORT_FLAGS:
+        group.addoption("--fairness-" + name.replace("_", "-"), action="store_true",
+                        default=None, dest=f"fairness_{name}",
+                        help=f"{text} (ini: fairness_{name}; default: False)")
+        parser.addini(f"fairness_{name}", f"{text} (default: False)", type="bool",
+                      default=False)
 
 
 def report_option(config: pytest.Config, name: str) -> str | None:
@@ -113,6 +128,13 @@ def report_option(config: pytest.Config, name: str) -> str | None:
     if value is None:
         value = config.getini(f"fairness_{name}") or None
     return None if value is None else str(value)
+
+
+def report_flag(config: pytest.Config, name: str) -> bool:
+    """The value of one of `REPORT_FLAGS`: on when given on the command line, else the ini
+    key's (off by default)."""
+    value = config.getoption(f"fairness_{name}")
+    return bool(config.getini(f"fairness_{name}")) if value is None else bool(value)
 
 
 def read_settings(config: pytest.Config) -> Settings:

@@ -19,6 +19,7 @@ regressions in 1.2s").
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -75,6 +76,7 @@ class FairnessSession:
         self.baseline: dict[str, Any] | None = None
         self.compare_path = options.report_option(config, "compare")
         self.save_path = options.report_option(config, "save_baseline")
+        self.compare_strict = options.report_flag(config, "compare_strict")
         self.tolerance: Tolerance | None = None
         self._exit = ExitStack()
         if self.controller:
@@ -227,10 +229,12 @@ class FairnessSession:
             hypothesis = bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False))
             example = (falsifying_example(report.longreprtext)
                        if hypothesis and report.failed else None)
-            report.__dict__[REPORT_KEY] = RecordedTest.create(
+            # JSON text, ASCII only: xdist's wire format refuses what UTF-8 cannot encode
+            # (a lone surrogate from the corpus); json escapes it and reads it back as is
+            report.__dict__[REPORT_KEY] = json.dumps(RecordedTest.create(
                 item.nodeid, results, outcome=_outcome(report), warn_only=settings.warn_only,
                 hypothesis=hypothesis, falsifying_example=example,
-            ).to_payload()
+            ).to_payload())
 
     # ------------------------------------------------------------------ the controller
 
@@ -240,7 +244,7 @@ class FairnessSession:
         if report.when == "call" and payload:
             from ..report import RecordedTest
 
-            self.tests.append(RecordedTest.from_payload(payload))
+            self.tests.append(RecordedTest.from_payload(json.loads(payload)))
         # setup, call and teardown: a module's first test carries its fixtures' set-up
         self.durations[report.nodeid] = (
             (self.durations.get(report.nodeid, 0.0) if report.when != "setup" else 0.0)
@@ -263,9 +267,9 @@ class FairnessSession:
             summary = summary.with_comparison(comparison)
             if comparison.failed:
                 self._fail_run(session, REGRESSIONS, len(comparison.regressions))
-            summary = self._check_compared(summary, comparison)
-        elif self.gate == "regressions":
-            summary = self._check_compared(summary, None)
+            summary = self._check_compared(session, summary, comparison)
+        elif self.gate == "regressions" or (self.compare_strict and self.gate != "none"):
+            summary = self._check_compared(session, summary, None)
         try:
             if self.save_path:
                 report.write_baseline(self._path(self.save_path), summary)
@@ -282,11 +286,14 @@ class FairnessSession:
             self._fail_run(session, REPORT_ERRORS, 1)
         self.summary = summary
 
-    def _check_compared(self, summary: Summary, comparison: Comparison | None) -> Summary:
+    def _check_compared(self, session: pytest.Session, summary: Summary,
+                        comparison: Comparison | None) -> Summary:
         """`summary`, with a warning note (and a count in pytest's last line) when the
         run recorded metrics but the regression gate compared none of them: no baseline
-        given under `--fairness-gate=regressions`, or a baseline that shares no metric
-        with the run (other test ids, another suite)."""
+        given under `--fairness-gate=regressions` (or `--fairness-compare-strict`), or a
+        baseline that shares no metric with the run (other test ids, another suite, values
+        saved as NaN). Under `--fairness-compare-strict` (unless `--fairness-gate=none`)
+        this fails the run: the note says ERROR and the run exits 1."""
         from ..report import baseline_doc
 
         if comparison is not None and comparison.compared:
@@ -295,18 +302,26 @@ class FairnessSession:
                    else len(baseline_doc(summary)["metrics"]))
         if not metrics:
             return summary
+        strict = self.compare_strict and self.gate != "none"
+        level = "ERROR" if strict else "WARNING"
+        then = ("so the run fails (--fairness-compare-strict)" if strict else
+                "so nothing was gated (--fairness-compare-strict fails the run on this)")
         if comparison is None:
-            note = (f"fairness: WARNING: --fairness-gate=regressions but no baseline to "
-                    f"compare with: none of this run's {metrics} metrics was compared, so "
-                    "nothing was gated; pass --fairness-compare=FILE (a file written by "
-                    "--fairness-save-baseline)")
+            flag = ("--fairness-gate=regressions" if self.gate == "regressions"
+                    else "--fairness-compare-strict")
+            note = (f"fairness: {level}: {flag} but no baseline to compare with: none of "
+                    f"this run's {metrics} metrics was compared, {then}; pass "
+                    "--fairness-compare=FILE (a file written by --fairness-save-baseline)")
         else:
             missing = comparison.count("missing")
-            note = (f"fairness: WARNING: the baseline {comparison.baseline} shares no metric "
-                    f"with this run: 0 compared, {metrics} new, {missing} missing, so "
-                    "nothing was gated; check that the baseline was saved from the same "
-                    "tests (same node ids), or save a new one with --fairness-save-baseline")
-        self._count(NOT_COMPARED, metrics)
+            note = (f"fairness: {level}: the baseline {comparison.baseline} shares no metric "
+                    f"with this run: 0 compared, {metrics} new, {missing} missing, {then}; "
+                    "check that the baseline was saved from the same tests (same node ids) "
+                    "with values (not NaN), or save a new one with --fairness-save-baseline")
+        if strict:
+            self._fail_run(session, NOT_COMPARED, metrics)
+        else:
+            self._count(NOT_COMPARED, metrics)
         return summary.with_notes(note)
 
     def _fail_run(self, session: pytest.Session, words: tuple[str, str], count: int) -> None:
@@ -360,9 +375,11 @@ class FairnessSession:
         summary = self.summary
         if summary is None:
             return
+        from ..report.values import printable
+
         if summary.empty:  # no fairness assertion ran: no section, just the file notes
             for note in summary.notes:
-                terminalreporter.write_line(note)
+                terminalreporter.write_line(printable(note))
             return
         from ..report import render_text
 

@@ -64,7 +64,10 @@ def compare(
     Lower is better for metrics bounded with `<=`/`<` (and for the violation rate), higher
     for `>=`/`>`. A metric is 'regressed' when it got worse by more than the tolerance,
     'improved' when it got better by more than the tolerance; metrics only in the run are
-    'new', only in the baseline 'missing' (a deselected test is not a regression).
+    'new', and so are those whose baseline value is missing or not a number (NaN, null:
+    nothing to compare with, so never 'improved'); metrics only in the baseline are
+    'missing' (a deselected test is not a regression). A metric the baseline had a value
+    for and the run has none for (NaN) is 'regressed'.
     `warn_only`: regressions are reported without failing the run (`Comparison.failed`
     stays False; the plugin passes it when `--fairness-gate` leaves regressions out).
     """
@@ -88,9 +91,10 @@ def compare(
         op, value, _ = current[key]
         before = base[key][1]
         status: ChangeStatus
-        if before is None or value is None:
-            status = "unchanged" if before == value else ("regressed" if value is None
-                                                          else "improved")
+        if before is None:  # no baseline value (NaN, null): nothing was compared
+            status = "new"
+        elif value is None:
+            status = "regressed"
         else:
             allowed = tolerance.allowed(before)
             change = value - before if lower_is_better(op) else before - value

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .jsondoc import JSON_NAME, load_json
 from .text import render_text
-from .values import now
+from .values import now, printable
 
 __all__ = ["main", "report_file"]
 
@@ -35,7 +35,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     DIR is a report directory (`--fairness-report=DIR`; its `fairness.json` is read) or a
     `fairness.json` file. `--html OUT` writes the HTML page; `-v`/`-q` set the verbosity;
-    `--width N`. Returns the exit status: 0, or 2 when the file cannot be read.
+    `--width N`. Returns the exit status: 0, or 2 when the file cannot be read. What it
+    prints is `printable` (control characters of the data, or of a path, as escapes).
     """
     import argparse
     import shutil
@@ -57,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         summary = load_json(report_file(args.json))
     except (OSError, ValueError, KeyError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {printable(str(exc))}", file=sys.stderr)
         return 2
     for line in render_text(summary, width=args.width, verbosity=args.verbose - args.quiet,
                             color=sys.stdout.isatty()):

@@ -15,6 +15,10 @@ original -> perturbed with the changed words marked ``[[like this]]`` and both s
       1  +0.7000  0.100 (neg) -> 0.800 (pos)
            - [[He]] is a doctor.
            + [[Alice]] is a doctor.
+
+Nothing reaches the terminal raw: every piece of recorded or user text (texts, labels,
+names, notes) goes through `values.printable`, so a control character shows as a visible
+escape (``\\x1b``) and the changed words are marked from their spans, after escaping.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import math
 from collections.abc import Sequence
 
 from ..results import FairnessResult, Measurement, Violation
+from .values import printable
 
 __all__ = [
     "DEFAULT_SHOWN",
@@ -62,15 +67,15 @@ def fmt(value: float | None, signed: bool = False) -> str:
 def mark(text: str, spans: Sequence[tuple[int, int]], left: str = LEFT, right: str = RIGHT) -> str:
     """`text` with each `(start, end)` span wrapped in `left`/`right` (spans may be given
     in any order; overlapping, out-of-range and empty spans (insertion points) are
-    ignored)."""
+    ignored), every piece shown `printable` (the spans index the raw text)."""
     out: list[str] = []
     cursor = 0
     for start, end in sorted(spans):
         if start < cursor or end <= start or end > len(text):
             continue
-        out += [text[cursor:start], left, text[start:end], right]
+        out += [printable(text[cursor:start]), left, printable(text[start:end]), right]
         cursor = end
-    out.append(text[cursor:])
+    out.append(printable(text[cursor:]))
     return "".join(out)
 
 
@@ -93,7 +98,7 @@ def clip(
 
 def _score(score: float | None, label: str | None) -> str:
     shown = "n/a" if score is None else f"{float(score):.3f}"
-    return f"{shown} ({label})" if label is not None else shown
+    return f"{shown} ({printable(label)})" if label is not None else shown
 
 
 def _table(rows: list[list[str]], right_aligned: set[int]) -> list[str]:
@@ -119,7 +124,7 @@ def render_measurements(measurements: Sequence[Measurement]) -> list[str]:
         bound = "" if m.bound is None else f"{m.op} {fmt(m.bound)}"
         ci = "" if m.ci is None else f"[{fmt(m.ci[0])}, {fmt(m.ci[1])}]"
         verdict = "" if m.bound is None else ("ok" if m.holds else "FAIL")
-        rows.append([m.name, fmt(m.value), bound, ci, verdict])
+        rows.append([printable(m.name), fmt(m.value), bound, ci, verdict])
     return _table(rows, right_aligned={1})
 
 
@@ -139,7 +144,7 @@ def _scores(v: Violation) -> str:
             text += " -> " + _score(v.perturbed_score, v.perturbed_label)
         parts.append(text)
     if v.detail:
-        parts.append(f"[{v.detail}]")
+        parts.append(f"[{printable(v.detail)}]")
     return "  ".join(parts)
 
 
@@ -156,9 +161,9 @@ def render_violations(
     listed = list(violations)[:shown]
     if not listed:
         return []
-    head = title or f"worst {len(listed)} of {n_total} discriminatory input(s)"
+    head = printable(title or f"worst {len(listed)} of {n_total} discriminatory input(s)")
     lines = [f"{head} (changed words in {LEFT}...{RIGHT}):"]
-    rows = [["#", measure_name, "scores (labels): original -> perturbed"]]
+    rows = [["#", printable(measure_name), "scores (labels): original -> perturbed"]]
     for i, v in enumerate(listed, 1):
         rows.append([str(i), fmt(v.measure, signed=True), _scores(v)])
     table = _table(rows, right_aligned={0, 1})
@@ -183,10 +188,11 @@ def render_failure(
 
     `statement` is the relation in words with its paper reference; `measure_name` heads
     the column of `Violation.measure`; `notes` are extra lines (what was skipped, the
-    witness of a decision, ...); `hint` says what to do.
+    witness of a decision, ...); `hint` says what to do. Every line is `printable`: no
+    control character of a text, a name or a note reaches the terminal raw.
     """
     verdict = "failed" if not result.passed else "holds"
-    lines = [f"{result.relation} {verdict}: {statement}", ""]
+    lines = [f"{printable(result.relation)} {verdict}: {printable(statement)}", ""]
     if result.measurements:
         lines += render_measurements(result.measurements)
         lines.append("")
@@ -195,7 +201,7 @@ def render_failure(
     )
     if body:
         lines += ["  " + body[0], *body[1:], ""]
-    lines += [f"  {note}" for note in notes]
+    lines += [f"  {printable(note)}" for note in notes]
     if hint:
-        lines.append(f"  hint: {hint}")
-    return "\n".join(lines).rstrip() + "\n"
+        lines.append(f"  hint: {printable(hint)}")
+    return "\n".join(printable(line) for line in lines).rstrip() + "\n"

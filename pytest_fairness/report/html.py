@@ -46,7 +46,7 @@ from .text import (
     segments,
     totals_segments,
 )
-from .values import fmt, now
+from .values import fmt, now, surrogates_escaped
 
 __all__ = ["HTML_MAX_INPUTS", "render_html"]
 
@@ -772,4 +772,5 @@ def render_html(summary: Summary, *, created: str | None = None, figures: bool =
             intro="Inputs the relations recorded beyond their count of discriminatory inputs "
                   "(the largest measures of a relation judged on a mean, say):"))
     parts.append("</main></body></html>")
-    return "\n".join(parts) + "\n"
+    # a lone surrogate (UTF-8 cannot write it) is shown as its escape
+    return surrogates_escaped("\n".join(parts)) + "\n"

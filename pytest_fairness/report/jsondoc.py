@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from .comparison import Comparison
 from .summary import Group, RecordedTest, Summary, build_summary
-from .values import now
+from .values import now, surrogates_escaped
 
 __all__ = [
     "BASELINE_KIND",
@@ -63,8 +63,10 @@ def check_document(doc: Any, kind: str, where: str) -> dict[str, Any]:
 
 
 def dumps(doc: Any) -> str:
-    """`doc` as the report files write it: indented, UTF-8, no NaN, a final newline."""
-    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """`doc` as the report files write it: indented, UTF-8, no NaN, a final newline; a
+    lone surrogate in a text (which UTF-8 cannot hold) is written as its JSON escape."""
+    return surrogates_escaped(
+        json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
 
 
 def _sorted_keys(value: Any) -> Any:

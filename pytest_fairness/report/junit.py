@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .summary import RecordedTest, build_summary
-from .values import fmt_exact
+from .values import fmt_exact, printable
 
 __all__ = ["falsifying_example", "junit_properties"]
 
@@ -51,7 +51,9 @@ def junit_properties(
         out.append((f"{prefix}.discriminatory_inputs", str(g.n_violations)))
         if g.n_results > 1:
             out.append((f"{prefix}.results", str(g.n_results)))
-    return out
+    # names come from the user's relations: XML (and xdist's wire) take no control
+    # character or lone surrogate, so they are written as visible escapes
+    return [(printable(name), printable(value)) for name, value in out]
 
 
 _FALSIFYING = re.compile(

@@ -578,6 +578,25 @@ class Summary:
         """Discriminatory inputs found: the relations' `n_violations`, summed."""
         return sum(g.n_violations for g in self.groups)
 
+    def skipped_inputs(self) -> dict[str, int]:
+        """Inputs the relations skipped without judging them, by reason, added up over
+        every recorded result (each result's ``extra["skipped"]``, `{reason: count}`, as
+        `checks.verdict.skipped_counts` writes it: pairs the model did not score, texts
+        without gendered words, corpus texts spaCy cannot parse, ...), in order of first
+        appearance."""
+        out: dict[str, int] = {}
+        for t in self.tests:
+            for r in t.results:
+                extra = r.get("extra")
+                found = extra.get("skipped") if isinstance(extra, Mapping) else None
+                if not isinstance(found, Mapping):
+                    continue
+                for reason, n in found.items():
+                    count = integer(n)
+                    if count > 0:
+                        out[str(reason)] = out.get(str(reason), 0) + count
+        return out
+
     def distinct_inputs(self, *, reference: bool = False) -> tuple[DistinctInput, ...]:
         """The discriminatory inputs (or, with `reference`, the reference inputs) grouped
         by (original, perturbed), worst first, each with the tests that recorded it."""

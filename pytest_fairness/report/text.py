@@ -26,17 +26,15 @@ import itertools
 import math
 import re
 import textwrap
-import unicodedata
 from collections.abc import Mapping, Sequence
 
 from ..results import BarChart, Cell, Cluster, Clusters, Curve, Section, Table
 from .comparison import Comparison, MetricChange
 from .summary import DiscriminatoryInput, DistinctInput, Group, StatisticRow, Summary
-from .values import fmt
+from .values import fmt, printable, terminal_line
 
 _RESET = "\x1b[0m"
 _CODES = {"red": "31", "green": "32", "yellow": "33", "cyan": "36", "bold": "1"}
-_OPEN, _CLOSE = "\x02", "\x03"  # span markers while wrapping; never in rendered output
 _MARKERS = "*o+x"
 
 
@@ -88,31 +86,54 @@ def segments(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[str, boo
 def _marked_lines(text: str, spans: Sequence[tuple[int, int]], width: int,
                   style: _Style) -> list[str]:
     """The text with [[changed words]] marked as in failure messages (and bold yellow in
-    colour), wrapped to `width`."""
+    colour), wrapped to `width`, every character shown `printable`.
+
+    The changed characters travel as data beside the text, never as in-band markers, so
+    a text holding any character at all is marked where it changed and nowhere else: each
+    character is escaped, flagged changed or not (a changed piece's edge whitespace is
+    not), the escaped text wrapped, and each line drawn from its slice of the flags."""
     flat = text.replace("\r", " ").replace("\n", " ").replace("\t", " ")  # same offsets
-    raw = "".join(f"{_OPEN}{piece}{_CLOSE}" if changed else piece
-                  for piece, changed in segments(flat, spans))
-    wrapped = textwrap.wrap(raw, width=max(10, width), break_on_hyphens=False,
+    chars: list[str] = []
+    flags: list[bool] = []
+    for piece, changed in segments(flat, spans):
+        lead = len(piece) - len(piece.lstrip())
+        body = len(piece.rstrip())
+        for k, ch in enumerate(piece):
+            shown = printable(ch)
+            chars.append(shown)
+            flags.extend([changed and lead <= k < body] * len(shown))
+    shown_text = "".join(chars)
+    room = width - (4 if any(flags) else 0)  # the marks "[[" "]]" of a run on the line
+    wrapped = textwrap.wrap(shown_text, width=max(10, room), break_on_hyphens=False,
                             drop_whitespace=True) or [""]
     lines = []
-    inside = False
+    pos = 0
     for line in wrapped:
-        out = []
-        if inside and style.color:
-            out.append("\x1b[1;33m")
-        for ch in line:
-            if ch == _OPEN:
-                inside = True
-                out.append("[[" + ("\x1b[1;33m" if style.color else ""))
-            elif ch == _CLOSE:
-                inside = False
-                out.append((_RESET if style.color else "") + "]]")
-            else:
-                out.append(ch)
-        if inside and style.color:
-            out.append(_RESET)
-        lines.append("".join(out))
+        start = shown_text.find(line, pos)  # each line is the next slice, whitespace dropped
+        end = start + len(line)
+        pos = end
+        lines.append(_draw_marked(shown_text, flags, start, end, style))
     return lines
+
+
+def _draw_marked(text: str, flags: Sequence[bool], start: int, end: int,
+                 style: _Style) -> str:
+    """`text[start:end]` with "[[" where a changed run begins and "]]" where it ends (in
+    colour: bold yellow inside, reopened on a line a run continues onto)."""
+    hot = "\x1b[1;33m" if style.color else ""
+    reset = _RESET if style.color else ""
+    out = []
+    if start < end and flags[start] and start > 0 and flags[start - 1]:
+        out.append(hot)  # a run continued from the line above
+    for i in range(start, end):
+        if flags[i] and (i == 0 or not flags[i - 1]):
+            out.append("[[" + hot)
+        out.append(text[i])
+        if flags[i] and (i + 1 == len(text) or not flags[i + 1]):
+            out.append(reset + "]]")
+    if start < end and flags[end - 1] and end < len(text) and flags[end]:
+        out.append(reset)  # the run goes on on the next line
+    return "".join(out)
 
 
 # ---------------------------------------------------------------------------------------
@@ -205,7 +226,7 @@ def _score(score: float | None, label: str | None) -> str:
     parts = []
     if score is not None:
         parts.append(f"{score:.3f}")
-    label = label_text(label)
+    label = None if label is None else label_text(printable(label))
     if label is not None:
         parts.append(f"({label})" if parts else label)
     return " ".join(parts)
@@ -329,7 +350,7 @@ def _table(summary: Summary, width: int, verbosity: int, style: _Style) -> list[
             first = i == 0
             result = _row_result(g, s, first)
             rows.append([
-                (g.nodeid if first else "", None),
+                (printable(g.nodeid) if first else "", None),
                 (printable(g.relation) if first else "", None),
                 ("" if s is None else printable(s.name), None),
                 ("" if s is None else judged_text(s), None),
@@ -510,10 +531,10 @@ def _distinct_lines(found: Sequence[DistinctInput], title: str, limit: int, widt
     lines = [style(line, "bold") for line in wrap_words(f"{title}{more}", width)]
     for i, item in enumerate(shown, 1):
         d = item.worst
-        what = ", ".join(dict.fromkeys(x for x in (d.kind, d.attribute) if x))
+        what = printable(", ".join(dict.fromkeys(x for x in (d.kind, d.attribute) if x)))
         measure = "" if d.measure is None else f"measure {d.measure:+.4g}"
         tail = "  ".join(x for x in (measure, f"({what})" if what else "") if x)
-        head = _id_lines(f"{d.nodeid} [{d.relation}]", width, indent=6, more=2)
+        head = _id_lines(printable(f"{d.nodeid} [{d.relation}]"), width, indent=6, more=2)
         head[0] = f"  {i:>2}. " + head[0][6:]
         if tail and len(head[-1]) + 2 + len(tail) <= width:
             head[-1] += f"  {tail}"
@@ -523,7 +544,7 @@ def _distinct_lines(found: Sequence[DistinctInput], title: str, limit: int, widt
         others = item.found_by[1:]
         listed = others if verbosity >= 1 else others[:3]
         for other in listed:
-            lines.extend(_id_lines(f"also: {other.nodeid} [{other.relation}]", width,
+            lines.extend(_id_lines(printable(f"also: {other.nodeid} [{other.relation}]"), width,
                                    indent=9))
         if len(listed) < len(others):
             lines.append(f"         ... and {len(others) - len(listed)} more tests")
@@ -587,14 +608,15 @@ def _hypothesis_section(summary: Summary, width: int, verbosity: int,
 
 def _change_lines(c: MetricChange, width: int) -> list[str]:
     delta = "" if c.delta is None else f" ({c.delta:+.4g})"
-    text = (f"{c.nodeid} [{c.relation}] {printable(c.metric)}: {fmt(c.baseline)} -> "
+    text = (f"{printable(c.nodeid)} [{printable(c.relation)}] {printable(c.metric)}: "
+            f"{fmt(c.baseline)} -> "
             f"{fmt(c.current)}{delta}")
     return _id_lines(text, width, indent=4)
 
 
 def _comparison_section(c: Comparison, width: int, verbosity: int, style: _Style) -> list[str]:
     verdict = "FAIL" if c.failed else ("WARN" if c.regressions else "PASS")
-    lines = [style(f"baseline comparison against {c.baseline} "
+    lines = [style(f"baseline comparison against {printable(c.baseline)} "
                    f"(tolerance: {c.tolerance.describe()})", "bold")]
     if c.regressions:
         lines.append("  " + style.status("worse:", verdict))
@@ -739,7 +761,7 @@ def bar_chart(values: Sequence[tuple[str, float]], groups: Mapping[str, str] | N
 def _title(label: str, g: Group, width: int, style: _Style, *, bold: bool = True) -> list[str]:
     """'label: node id [relation]' on one line, or the label on its own line and the node
     id under it, wrapped at its word boundaries when it alone is wider than the line."""
-    ident = g.short_id
+    ident = printable(g.short_id)
     if not label:
         return _id_lines(ident, width)
     one = f"{label}: {ident}"
@@ -752,15 +774,6 @@ def _title(label: str, g: Group, width: int, style: _Style, *, bold: bool = True
 # ---------------------------------------------------------------------------------------
 # Report sections, one function per type
 # ---------------------------------------------------------------------------------------
-
-
-def printable(text: str) -> str:
-    """Recorded text with its control characters (and line or paragraph separators) shown
-    as escapes: nothing from user data reaches the terminal raw."""
-    if text.isprintable():
-        return text
-    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch
-                   for ch in text)
 
 
 @functools.singledispatch
@@ -918,7 +931,10 @@ def totals_segments(summary: Summary) -> list[list[tuple[str, str | None]]]:
     1. fairness tests by pytest's outcome (pytest's own counts, for these tests);
     2. relations by verdict (PASS, FAIL, WARN, XFAIL);
     3. discriminatory inputs found, how many distinct, and how many relations that did not
-       hold were judged on a statistic with no input-level finding.
+       hold were judged on a statistic with no input-level finding;
+
+    and a fourth when inputs were skipped without being judged: how many, by reason
+    (`Summary.skipped_inputs`).
     """
     t = summary.totals()
     tests: list[tuple[str, str | None]] = [
@@ -957,7 +973,14 @@ def totals_segments(summary: Summary) -> list[list[tuple[str, str | None]]]:
         text += (f"; {only} of the {failing} relations that did not hold "
                  f"{'was' if only == 1 else 'were'} judged on a statistic alone "
                  "(no input-level finding)")
-    return [tests, relations, [(text, None)]]
+    lines: list[list[tuple[str, str | None]]] = [tests, relations, [(text, None)]]
+    skipped = summary.skipped_inputs()
+    if skipped:
+        total = sum(skipped.values())
+        lines.append([(f"fairness: {_plural(total, 'input')} skipped, not judged: "
+                       + ", ".join(f"{n} {printable(why)}" for why, n in skipped.items()),
+                       None)])
+    return lines
 
 
 def _totals_lines(summary: Summary, style: _Style) -> list[str]:
@@ -975,11 +998,13 @@ def _quiet(summary: Summary, style: _Style) -> list[str]:
             continue
         head = g.headline
         metric = "" if head is None else f" {statistic_phrase(head)},"
-        lines.append(f"{style.status(g.status, g.status)} {g.nodeid} {printable(g.relation)}:"
+        lines.append(f"{style.status(g.status, g.status)} {printable(g.nodeid)} "
+                     f"{printable(g.relation)}:"
                      f"{metric} {_inputs_phrase(g)}")
     if summary.comparison is not None:
         for c in summary.comparison.regressions:
-            lines.append(f"{style.status('WORSE', 'FAIL')} {c.nodeid} {c.relation}: {c.metric} "
+            lines.append(f"{style.status('WORSE', 'FAIL')} {printable(c.nodeid)} "
+                         f"{printable(c.relation)}: {printable(c.metric)} "
                          f"{fmt(c.baseline)} -> {fmt(c.current)} (baseline)")
     return lines
 
@@ -987,14 +1012,18 @@ def _quiet(summary: Summary, style: _Style) -> list[str]:
 def render_text(
     summary: Summary, *, width: int = 80, verbosity: int = 0, color: bool = False
 ) -> list[str]:
-    """The terminal `fairness summary` as lines (ANSI colours only when `color`)."""
+    """The terminal `fairness summary` as lines (ANSI colours only when `color`).
+
+    Every piece of recorded text (node ids, relation and statistic names, texts, labels,
+    notes, paths) is shown `printable`: control characters appear as visible escapes
+    (``\\x1b``), and the only escape sequences in the lines are the colours."""
     width = max(40, width)
     style = _Style(color)
     if summary.empty:
         return []
     if verbosity < 0:
-        return [*_quiet(summary, style), *_totals_lines(summary, style),
-                *summary.notes]
+        quiet = [*_quiet(summary, style), *_totals_lines(summary, style), *summary.notes]
+        return [terminal_line(line, color=color) for line in quiet]
     blocks: list[list[str]] = [_table(summary, width, verbosity, style)]
     for block in (
         _hypothesis_section(summary, width, verbosity, style),
@@ -1013,7 +1042,9 @@ def render_text(
     lines.append("")
     lines.extend(_totals_lines(summary, style))
     lines.extend(summary.notes)
-    return lines
+    # the guarantee: whatever a renderer above let through, no line holds a control
+    # character but the summary's own colours (the data is escaped where it is laid out)
+    return [terminal_line(line, color=color) for line in lines]
 
 
 __all__ = [

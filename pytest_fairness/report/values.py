@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+import re
+import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +24,9 @@ __all__ = [
     "lower_is_better",
     "now",
     "number",
+    "printable",
+    "surrogates_escaped",
+    "terminal_line",
     "to_builtin",
     "worse",
 ]
@@ -126,3 +131,65 @@ def now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace(
         "+00:00", "Z"
     )
+
+
+# ---------------------------------------------------------------------------------------
+# Terminal safety: the one helper everything printed goes through
+# ---------------------------------------------------------------------------------------
+
+#: Characters that reorder the text around them on a terminal (Unicode Bidi_Control):
+#: shown as escapes like control characters.
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                           "\u2066\u2067\u2068\u2069")
+#: Categories a terminal acts on instead of showing: control characters (C0, DEL, C1:
+#: ESC, BEL, NUL, backspace, CSI, ...), lone surrogates (unencodable), line and
+#: paragraph separators.
+_UNSAFE_CATEGORIES = frozenset(("Cc", "Cs", "Zl", "Zp"))
+#: The colour sequences (SGR, ``ESC[...m``) the text summary adds itself.
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _escaped(ch: str) -> str:
+    if ch in _BIDI_CONTROLS or unicodedata.category(ch) in _UNSAFE_CATEGORIES:
+        return repr(ch)[1:-1]
+    return ch
+
+
+def printable(text: str) -> str:
+    """`text` with every character a terminal would act on instead of showing -- control
+    characters (ESC, BEL, NUL, backspace, carriage return, DEL, the C1 range), lone
+    surrogates, line and paragraph separators, bidirectional overrides and isolates --
+    shown as a visible escape, as `repr` writes it (``\\x1b``, ``\\u202e``); every
+    other character is kept. Every line the package prints from recorded or user data goes
+    through it: failure messages, warnings, the fairness summary, the report CLI. (The HTML
+    page escapes for HTML instead.) Idempotent: an escape is printable."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(_escaped(ch) for ch in text)
+
+
+def terminal_line(line: str, *, color: bool = False) -> str:
+    """`line` made safe for a terminal: `printable`, keeping the colour sequences (SGR,
+    ``ESC[...m``) when `color` -- the summary's own; a sequence that does anything else
+    (clear the screen, move the cursor, set the window title) is escaped."""
+    if not color:
+        return printable(line)
+    pieces = _SGR.split(line)
+    codes = _SGR.findall(line)
+    out = [printable(pieces[0])]
+    for code, piece in zip(codes, pieces[1:], strict=True):
+        out += [code, printable(piece)]
+    return "".join(out)
+
+
+#: A lone surrogate: a code point UTF-8 cannot encode (from text decoded with
+#: ``errors="surrogateescape"``, or built by hand).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogates_escaped(text: str) -> str:
+    """`text` with each lone surrogate written as its escape (``\\ud800``), so a file
+    can be written as UTF-8: in JSON the escape reads back as the same code point; in HTML
+    it shows as the escape. Every other character is kept."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -238,7 +238,7 @@ def test_conftest_fixture_overrides_the_plugin(project: pytest.Pytester) -> None
     ("marker", "message"),
     [
         ("threshhold=0.2", "*unknown keyword(s) threshhold in @pytest.mark.fairness; "
-                           "allowed: seed, threshold, warn_only*"),
+                           "allowed: on_empty, seed, threshold, warn_only*"),
         ("0.2", "*takes keyword arguments only*"),
         ("seed='x'", "*@pytest.mark.fairness(seed=...) must be int, got 'x'*"),
         ("threshold=2.0", "*threshold must be in [[]0, 1[]], got 2.0*"),
