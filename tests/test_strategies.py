@@ -449,7 +449,7 @@ def test_an_empty_pool_is_an_error_naming_the_corpus_and_why() -> None:
 @pytest.mark.parametrize(
     ("strategy", "message"),
     [
-        (fst.name_perturbations(["The doctor hurt himself."], NAMES),
+        (fst.name_perturbations(["The doctor hurt himself."], NAMES, kind="person"),
          r"are all reflexive pronouns or person nouns, which take no name"),
         (fst.gender_counterfactuals(["The weather was fine.", "Winds are strong today."]),
          r"read 2 texts, 2 of at most 50 words, none with a gendered word"),

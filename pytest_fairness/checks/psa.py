@@ -15,6 +15,7 @@ import heapq
 import itertools
 import math
 import os
+from collections import deque
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -31,7 +32,7 @@ from ..metrics.validation import check_ci_method, check_confidence
 from ..models.checks import check_score_range
 from ..models.scoring import coerce_model, score_texts
 from ..models.thresholds import model_score_range, score_threshold
-from ..perturb.name_swap import check_names
+from ..perturb.name_swap import Names, split_names
 from ..report.charts import label_dist_section, score_sens_section
 from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement, Section, Violation
@@ -63,14 +64,35 @@ __all__ = [
 
 
 def name_groups(names: Iterable[str]) -> dict[str, str | None]:
-    """The gender of each name when the Census lists give it one (`names.gender_of`),
-    else None; all None when the `names` package is not installed."""
+    """The default group of each name: its gender when the US Census 1990 lists give it
+    one (`names.gender_of`), labelled with its source ("female (US Census 1990)"), else
+    None; all None when the `names` package is not installed. Pass ``names=`` a mapping
+    name -> group (`pytest_fairness.resources.names.groups`) for groups of your own."""
     from ..resources import names as _names
 
     try:
-        return {n: _names.gender_of(n) for n in names}
+        return {n: _names.gender_label(_names.gender_of(n)) for n in names}
     except MissingDependencyError:
         return dict.fromkeys(names)
+
+
+def _run_groups(run: PSARun) -> dict[str, str | None]:
+    """The groups of the run's names: the user's (``names=`` a mapping) or `name_groups`."""
+    return dict(run.groups) if run.groups is not None else name_groups(run.names)
+
+
+def _group_means(score_sens: dict[str, float], groups: dict[str, str | None]) -> dict[str, Any]:
+    """Per group of names: how many names, and the mean, min and max ScoreSens (psa,
+    section 2: ScoreSens per name, here summarised over each group; names without a
+    group are "other")."""
+    by_group: dict[str, list[float]] = {}
+    for name, value in score_sens.items():
+        if math.isfinite(value):
+            by_group.setdefault(groups.get(name) or "other", []).append(value)
+    return {
+        g: {"n_names": len(v), "mean": float(np.mean(v)), "min": min(v), "max": max(v)}
+        for g, v in sorted(by_group.items())
+    }
 
 
 def _anchors(
@@ -165,6 +187,9 @@ class PSARun:
     """Anchors perturb.names does not replace (reflexive, person nouns), skipped."""
     n_skipped: int = 0
     """Sentences with a text the model did not score."""
+    n_unbalanced: int = 0
+    """Scored sentences of the majority gender left out so that the female and male
+    sentences scored stay equal in number (`balance_gender`: see `psa`)."""
     n_unparsable: int = 0
     """Corpus texts skipped before anchoring because spaCy cannot parse them (a lone
     surrogate, more characters than the pipeline's max_length; `AnchorReport.unparsable`)."""
@@ -175,6 +200,9 @@ class PSARun:
     metrics: PSAResult | None = None
     n_anchors: int = 0
     """Anchors read from the corpus (scored, skipped or without perturbation)."""
+    groups: dict[str, str | None] | None = None
+    """The group of each name when ``names=`` gave them (a mapping name -> group); None
+    for the defaults (`name_groups`)."""
     shown: dict[int, tuple[Anchor, tuple[Perturbation, ...]]] = field(
         default_factory=dict, repr=False
     )
@@ -224,6 +252,58 @@ class PSARun:
         return _perturb.names([self.anchor(index)], [name])[0]
 
 
+class _GenderBalance:
+    """Keeps the scored set balanced: female and male sentences go on in pairs.
+
+    Gender balancing (psa, section 2.2) is promised over the sentences PSA *scores*, so it
+    is applied after everything that can drop a sentence: anchoring skips the texts that
+    are too long, unparsable or without an anchor before the corpus is balanced, and
+    then a sentence may still have no perturbation or be skipped by the model (a remote
+    scorer's `max_length`, a NaN row). Each scored female sentence waits for a scored
+    male one (and the reverse); a pair goes on to the accumulator together, in the order
+    the second of them was scored, and sentences of another or no gender go on at once.
+    What still waits at the end (as many sentences as were dropped from the other gender)
+    is left out and counted (`PSARun.n_unbalanced`). No draw is made: which sentences wait
+    depends only on the corpus order. Memory: the waiting rows, at most the largest
+    running difference between the female and male sentences scored.
+    """
+
+    def __init__(self) -> None:
+        self.waiting: dict[str, deque[tuple[tuple[Anchor, tuple[Perturbation, ...]], float,
+                                             FloatArray]]] = {"female": deque(),
+                                                              "male": deque()}
+
+    def pair(
+        self,
+        used: list[tuple[Anchor, tuple[Perturbation, ...]]],
+        orig: FloatArray,
+        pert: FloatArray,
+    ) -> tuple[list[tuple[Anchor, tuple[Perturbation, ...]]], FloatArray, FloatArray]:
+        """The rows of this chunk (and earlier waiting ones) that go on, balanced."""
+        rows: list[tuple[tuple[Anchor, tuple[Perturbation, ...]], float, FloatArray]] = []
+        for item, o, p in zip(used, orig.tolist(), list(pert), strict=True):
+            gender = item[0].gender
+            if gender not in self.waiting:
+                rows.append((item, o, p))
+                continue
+            other = self.waiting["male" if gender == "female" else "female"]
+            if other:
+                rows += [other.popleft(), (item, o, p)]
+            else:
+                self.waiting[gender].append((item, o, p))
+        if not rows:
+            return [], orig[:0], pert[:0]
+        return ([r[0] for r in rows], np.array([r[1] for r in rows], dtype=np.float64),
+                np.stack([r[2] for r in rows]))
+
+    def finish(self) -> int:
+        """How many sentences are left out: those still waiting for a partner."""
+        left = sum(len(queue) for queue in self.waiting.values())
+        for queue in self.waiting.values():
+            queue.clear()
+        return left
+
+
 def _chunks(anchors: Iterator[Anchor], size: int) -> Iterator[list[Anchor]]:
     while chunk := list(itertools.islice(anchors, size)):
         yield chunk
@@ -232,7 +312,7 @@ def _chunks(anchors: Iterator[Anchor], size: int) -> Iterator[list[Anchor]]:
 def psa_run(
     model: object,
     corpus_or_anchored: object,
-    names: Sequence[str],
+    names: Names,
     *,
     kind: str = "pronoun",
     max_words: int = 50,
@@ -253,7 +333,7 @@ def psa_run(
     Every argument is checked before the corpus is read (`_check_psa_args`): a wrong
     one raises `ConfigurationError` naming it. Corpus texts that spaCy cannot parse are
     skipped and counted (`PSARun.n_unparsable`, in the notes of a failure)."""
-    name_list = check_names(names)
+    name_list, user_groups = split_names(names)
     _check_psa_args(kind, max_words, balance_gender, chunk_size, keep_scores, keep_anchors,
                     top_n, max_abs, seed)
     if threshold is not None:
@@ -272,9 +352,10 @@ def psa_run(
     )
     run = PSARun(
         anchors=[] if keep_anchors else None, names=name_list, threshold=c, max_abs=max_abs,
-        top_n=top_n,
+        top_n=top_n, groups=user_groups,
     )
     per_chunk = max(1, chunk_size // (len(name_list) + 1))
+    balancer = _GenderBalance() if balance_gender and isinstance(anchors, AnchorStream) else None
     kept_o: list[FloatArray] = []
     kept_p: list[FloatArray] = []
     n_scored = 0
@@ -302,6 +383,10 @@ def psa_run(
                 if not used:
                     continue
                 orig, pert = table[ok, 0], table[ok, 1:]
+                if balancer is not None:
+                    used, orig, pert = balancer.pair(used, orig, pert)
+                    if not used:
+                        continue
                 _track(run, n_scored, orig, pert, c, max_abs, top_n)
                 acc.add_batch(orig, pert, keys=[a.text for a, _ in used])
                 _keep_shown(run, acc, n_scored, used)
@@ -313,6 +398,8 @@ def psa_run(
                     kept_p.append(pert)
             finally:
                 advance(len(chunk))
+    if balancer is not None:
+        run.n_unbalanced = balancer.finish()
     report = anchors.report if isinstance(anchors, AnchorStream) else None
     if report is not None:
         run.n_unparsable = report.unparsable
@@ -324,12 +411,14 @@ def psa_run(
             raise judged_nothing("psa", (
                 f"the model scored none of the {run.n_anchors} sentences (skipped: "
                 f"{run.n_skipped} sentence(s) the model did not score, "
-                f"{run.n_without_perturbation} reflexive/person-noun anchor(s){unparsable})"))
+                f"{run.n_without_perturbation} reflexive/person-noun anchor(s), "
+                f"{run.n_unbalanced} left out to keep genders balanced{unparsable})"))
         raise ConfigurationError(
             f"none of the {run.n_anchors} anchors could be perturbed and scored "
             f"({run.n_without_perturbation} reflexive or person-noun anchors, which "
-            f"perturb.names does not replace; {run.n_skipped} skipped by the model"
-            f"{unparsable}); pass sentences with subject, object or possessive pronouns"
+            f"perturb.names does not replace; {run.n_skipped} skipped by the model; "
+            f"{run.n_unbalanced} left out to keep genders balanced{unparsable}); pass "
+            "sentences with subject, object or possessive pronouns"
         )
     run.metrics = acc.result()
     run.labels = tuple(m.labels)
@@ -451,7 +540,7 @@ def _session_run(
     model: object,
     adapted: TextModel,
     corpus: object,
-    names: Sequence[str],
+    names: Names,
     *,
     threshold: float | None,
     top_n: int,
@@ -469,14 +558,16 @@ def _session_run(
     """
     session = context.current_session()
     source = _source_key(corpus)
-    if session is None or source is None or not isinstance(names, (list, tuple)):
+    if session is None or source is None or not isinstance(names, (list, tuple, dict)):
         return psa_run(
             adapted, corpus, names, threshold=threshold, max_abs=max_abs,
             keep_scores=keep_scores, top_n=top_n, seed=seed,
         )
     bounds = model_score_range(adapted)
     c = score_threshold(adapted, threshold, run_threshold=run_threshold(), score_range=bounds)
-    key = ("psa", id(model), source[0], tuple(names), run_seed(seed), c, bounds)
+    name_list, groups = split_names(names)
+    named = tuple(name_list) if groups is None else tuple(groups.items())
+    key = ("psa", id(model), source[0], named, run_seed(seed), c, bounds)
     kept = session.recall(key)
     if isinstance(kept, PSARun) and kept.top_n >= top_n and (
         kept.scores is not None or not keep_scores
@@ -498,7 +589,7 @@ def _session_run(
 def psa(
     model: object,
     corpus_or_anchored: object,
-    names: Sequence[str],
+    names: Names,
     *,
     kind: str = "pronoun",
     max_words: int = 50,
@@ -523,16 +614,29 @@ def psa(
     The whole run streams: a `Corpus`, a file path or an iterator of texts is anchored
     lazily by `Corpus.iter_anchored` (only texts whose first pronoun is "her" or "his"
     are parsed), nothing proportional to the corpus is kept unless `keep_scores`, and
-    the worst pairs are bounded heaps. Gender balancing stays exact (the same anchors as
-    `Corpus.anchored`): it reads the corpus twice, a cheap counting pass (no parse for
+    the worst pairs are bounded heaps. Gender balancing selects the same anchors as
+    `Corpus.anchored`: it reads the corpus twice, a cheap counting pass (no parse for
     pronouns) then the scoring pass; a one-shot iterator of texts is copied to an
     anonymous temporary file on the first pass so that it can be read again. A list of
-    texts or `Anchor`s is taken as it is (it is in memory already).
+    texts is anchored and balanced the same way; a list of `Anchor`s is taken as it is.
+
+    Balance means, exactly: among the sentences PSA scores (`PSAResult.n_sentences`),
+    as many have a female anchor as a male one. Texts that are too long, unparsable or
+    without an anchor are dropped before balancing (a reflexive pronoun is not an
+    anchor: `corpus.anchors.ANCHOR_PRONOUNS`); a sentence that then has no perturbation
+    or that the model does not score (a remote `max_length`, a NaN) drops a sentence of
+    the other gender with it (`_GenderBalance`; counted in `PSARun.n_unbalanced` and in
+    the notes).
 
     `score_range` defaults to the model's (e.g. `as_model(f, score_range=(-1, 1))`);
     `thresholds` is the LabelDist grid (default 5%, ..., 95% of the range, plus the run's
     threshold); `keep_scores=True` keeps every score so `label_dist` takes any threshold.
-    ScoreSens is keyed by name; the names' genders are `name_groups(names)`.
+    ScoreSens is keyed by name. `names` is a list of names, or names with their groups (a
+    mapping name -> group, (name, group) pairs, a data frame with "name" and "group"
+    columns; `perturb.split_names`), e.g. ``pytest_fairness.resources.names.groups(by=(
+    "gender", "race"))`` for intersectional groups; the per-name chart, the per-group
+    summary (``extra["group_score_sens"]``) and the notes use them. Without groups, a
+    name's group is its Census gender (`name_groups`: "female (US Census 1990)").
     """
     return psa_run(
         model,
@@ -596,7 +700,7 @@ def _psa_sections(run: PSARun) -> tuple[Section, ...]:
     res = run.result
     curve = [(t, v) for t, v in res.label_dist_curve() if math.isfinite(v)]
     sens = [(n, v) for n, v in res.score_sens.items() if math.isfinite(v)]
-    groups = {n: g for n, g in name_groups(res.names).items() if g is not None}
+    groups = {n: g for n, g in _run_groups(run).items() if g is not None}
     return (
         *((label_dist_section(curve),) if curve else ()),
         *((score_sens_section(sens, groups),) if sens else ()),
@@ -607,7 +711,8 @@ def _psa_extra(run: PSARun) -> dict[str, Any]:
     res = run.result
     return {
         "score_sens": dict(res.score_sens),
-        "name_groups": name_groups(res.names),
+        "name_groups": _run_groups(run),
+        "group_score_sens": _group_means(dict(res.score_sens), _run_groups(run)),
         "label_dist_curve": [[t, v] for t, v in res.label_dist_curve()],
         "threshold": run.threshold,
         "n_sentences": res.n_sentences,
@@ -618,6 +723,7 @@ def _psa_extra(run: PSARun) -> dict[str, Any]:
         **skipped_counts({
             "reflexive/person-noun anchor(s)": run.n_without_perturbation,
             "sentence(s) the model did not score": run.n_skipped,
+            "sentence(s) left out to keep female and male balanced": run.n_unbalanced,
             "corpus text(s) spaCy cannot parse": run.n_unparsable,
         }),
     }
@@ -629,8 +735,14 @@ def _psa_notes(run: PSARun) -> list[str]:
         f"{res.n_sentences} sentences x {len(res.names)} names; labels at threshold "
         f"{run.threshold:g}; ScoreDev {res.score_dev:.4f}, ScoreRange {res.score_range:.4f}."
     ]
+    by_group = _group_means(dict(res.score_sens), _run_groups(run))
+    if len(by_group) > 1:
+        notes.append("ScoreSens by group of names (mean over names): " + "; ".join(
+            f"{g}: {v['mean']:+.4f} ({v['n_names']} names)" for g, v in by_group.items()))
     notes += skipped_note(run.n_without_perturbation, "reflexive/person-noun anchor(s)")
     notes += skipped_note(run.n_skipped, "sentence(s) the model did not score")
+    notes += skipped_note(run.n_unbalanced,
+                          "sentence(s) left out to keep female and male balanced")
     why = ", ".join(f"{n} with {reason}" for reason, n in run.unparsable_reasons)
     notes += skipped_note(run.n_unparsable, f"corpus text(s) spaCy cannot parse ({why})")
     return notes
@@ -703,7 +815,7 @@ def _psa_measurements(
 def assert_scoresens_below(
     model: object,
     corpus: object,
-    names: Sequence[str],
+    names: Names,
     max_abs: float,
     *,
     max_dev: float | None = None,
@@ -784,7 +896,7 @@ def assert_scoresens_below(
 def assert_labeldist_below(
     model: object,
     corpus: object,
-    names: Sequence[str],
+    names: Names,
     max_labeldist: float,
     *,
     threshold: float | None = None,

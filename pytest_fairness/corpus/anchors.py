@@ -1,7 +1,8 @@
 """Finding anchors: the word of a text that refers to a person (psa, sections 2 and 2.2).
 
-Per text: the first English third-person singular pronoun (`PRONOUNS`; its role from the
-form or, for "her" and "his", from spaCy's parse), or the first person name or person noun
+Per text: the first English third-person singular pronoun that a name can replace
+(`ANCHOR_PRONOUNS`: `PRONOUNS` without the reflexives; its role from the form or, for
+"her" and "his", from spaCy's parse), or the first person name or person noun
 (`is_person_noun`, `person_noun_gender`). Each kind is an `AnchorFinder`. Per stream of
 texts: `scan_anchors` skips the texts too long to be an anchor sentence, finds pronouns
 without a parse where the form decides, and parses the rest in batches with the pipeline
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Literal
 from ..errors import ConfigurationError
 from ..resources.nlp import load as load_pipeline
 from ..resources.nlp import max_length, parse_many, unparsable
+from ..resources.pronoun_roles import pronoun_role
 from ..resources.text import joined, whole_word
 from ..types import Anchor, AnchorRole, Casing, PronounRole, Span
 
@@ -44,20 +46,30 @@ PRONOUNS: dict[str, tuple[Gender, PronounRole | None]] = {
     "herself": ("female", "reflexive"),
 }
 
+#: The pronouns an anchor can be: those of `PRONOUNS` that `perturb.names` replaces with a
+#: name. Reflexives ("himself", "herself") are not anchors: a name in their place changes
+#: who is meant ("He hurt himself" -> "He hurt Alice"), so PSA could not score them, and
+#: a sentence anchored on one would be counted by gender balancing and then dropped. The
+#: anchor of "The queen herself said she would come." is therefore "she".
+ANCHOR_PRONOUNS: dict[str, tuple[Gender, PronounRole | None]] = {
+    word: entry for word, entry in PRONOUNS.items() if entry[1] != "reflexive"
+}
+
 # Cheap test run before parsing: a text this does not match has no pronoun anchor.
-_PRONOUN_PATTERN = re.compile(r"\b(?:" + "|".join(PRONOUNS) + r")\b", re.IGNORECASE)
+_PRONOUN_PATTERN = re.compile(r"\b(?:" + "|".join(ANCHOR_PRONOUNS) + r")\b", re.IGNORECASE)
 
 
 # --- one text --------------------------------------------------------------------------
 
 
 def _locate_pronoun(text: str) -> tuple[int, int, Gender, PronounRole | None] | None:
-    """(start, end, gender, role) of the first whole-word pronoun of `text`, no parse.
+    """(start, end, gender, role) of the first whole-word pronoun of `text` that can be an
+    anchor (`ANCHOR_PRONOUNS`: reflexives are passed over), no parse.
 
     The role is None for "her" and "his", which only the parse resolves.
     """
     for match in _PRONOUN_PATTERN.finditer(text):
-        entry = PRONOUNS.get(match.group().lower())
+        entry = ANCHOR_PRONOUNS.get(match.group().lower())
         start, end = match.span()
         if entry is None or not _whole_word(text, start, end):
             continue
@@ -116,18 +128,9 @@ def _initial_in_text(text: str, start: int) -> bool:
 
 
 def _possessive_role(token: Token) -> PronounRole:
-    """Role of "her" (object or determiner) or "his" (determiner or pronoun) from the parse.
-
-    "her" is a determiner when tagged PRP$ or attached as `poss`; "his" is a determiner
-    only when attached as `poss` to a noun ("his book"), else a possessive pronoun ("the
-    book is his"). Without a dependency parse the PRP$ tag decides.
-    """
-    determiner = token.dep_ == "poss"
-    if token.lower_ == "her" or not token.doc.has_annotation("DEP"):
-        determiner = determiner or token.tag_ == "PRP$"
-    if determiner:
-        return "possessive_determiner"
-    return "object" if token.lower_ == "her" else "possessive_pronoun"
+    """Role of "her" (object or determiner) or "his" (determiner or pronoun) from the parse:
+    `pytest_fairness.resources.pronoun_roles.pronoun_role`, shared with the gender swap."""
+    return pronoun_role(token) or "possessive_determiner"
 
 
 def _person_anchor(doc: Doc) -> Anchor | None:
@@ -246,7 +249,8 @@ class AnchorFinder:
 
 _FINDERS: dict[str, AnchorFinder] = {
     "pronoun": AnchorFinder(
-        describe="English third-person singular pronoun (" + ", ".join(PRONOUNS) + ")",
+        describe="English third-person singular pronoun a name can replace ("
+        + ", ".join(ANCHOR_PRONOUNS) + "; reflexives are not anchors)",
         prefilter=_PRONOUN_PATTERN,
         # the role reads the tag and dependency of the pronoun (never a space, the one
         # token whose tag attribute_ruler sets), so the ruler is not needed

@@ -306,7 +306,7 @@ def _check_k(k: int | None) -> int | None:
 
 def smooth(
     model: object,
-    perturber: Callable[[str], Any] | None = None,
+    perturber: Callable[[str], Any] | str | None = None,
     *,
     attribute: str | None = None,
     eps: float,
@@ -320,8 +320,16 @@ def smooth(
     "religion" its mutations, a registered dictionary its replacements); `k` keeps the
     first k of them (default all, k = |S|). `eps >= 0` is the fairness parameter: smaller
     is fairer and flattens more. See `SmoothedModel` for what is certified and
-    `SmoothedModel.certify` to check it.
+    `SmoothedModel.certify` to check it. A kind is given by name (``smooth(model,
+    "religion", eps=...)``, the same as ``attribute="religion"``) or as a
+    `PerturbationKind` (``smooth(model, kind, eps=...)``).
     """
+    if isinstance(perturber, str):
+        if attribute is not None and attribute != perturber:
+            raise ConfigurationError(
+                f"smooth got the kind {perturber!r} and attribute={attribute!r}; give one"
+            )
+        perturber, attribute = None, perturber
     e = check_number(eps, "eps", minimum=0.0)
     return SmoothedModel(
         coerce_model(model), resolve_perturber(perturber, attribute), eps=e, k=_check_k(k)

@@ -31,8 +31,9 @@ from __future__ import annotations
 from .active import active, active_doc, is_neutral
 from .analogy import WordAnalogy, analogy, analogy_doc, analogy_words
 from .coerce import FunctionKind
-from .dictionary import DictionaryKind, register_dictionary
+from .dictionary import DictionaryKind, GroupEntries, register_dictionary
 from .gender import (
+    TARGETS,
     GenderSwapKind,
     Target,
     gender_of_word,
@@ -44,14 +45,16 @@ from .gender import (
 )
 from .kinds import PerturbationKind, get_kind, kind_names, register_kind
 from .mutations import KINDS, MutationKind, MutationsKind, Mutator, mutations, mutations_many
-from .name_swap import names, possessive
+from .name_swap import names, possessive, split_names
 from .templates import Template, TemplateSet, fill, load_templates, template_sets, templates
 
 __all__ = [
     "KINDS",
+    "TARGETS",
     "DictionaryKind",
     "FunctionKind",
     "GenderSwapKind",
+    "GroupEntries",
     "MutationKind",
     "MutationsKind",
     "Mutator",
@@ -81,6 +84,7 @@ __all__ = [
     "pronoun_role",
     "register_dictionary",
     "register_kind",
+    "split_names",
     "swap_doc",
     "template_sets",
     "templates",

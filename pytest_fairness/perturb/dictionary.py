@@ -58,12 +58,26 @@ Semantics, precisely:
   (default: the name), and ``original_spans``/``perturbed_spans`` hold every replaced
   word in both texts, exactly (a possessive "'s" is outside the span). A perturbation
   identical to its text is never produced.
-- Articles are not adjusted ("a church" -> "a mosque" is right, "an Anglican" would not
-  be): put the article in the entry ("an Anglican": ["a Baptist"]) when it matters.
+- **Groups** (``groups={group: {form: word}}``, e.g. ``{"Jewish": {"noun": "Jew",
+  "adjective": "Jewish", "plural": "Jews"}, ...}``; a form may list several spellings,
+  the first is written): every group gives the same forms. For each group found in the
+  text (in dictionary order) and each *other* group, one perturbation in which every word
+  of the found group becomes the word of the same form in the other group;
+  ``from_group``/``to_group`` are the two group names. A word that is both a group's
+  "noun" and "adjective" ("Christian") is told apart by spaCy's parse where the other
+  groups write the two differently ("a Christian" -> "a Jew", "a Christian church" -> "a
+  Jewish church", "they are Christian" -> "they are Jewish"); only such a dictionary
+  parses. A text naming two groups gets each swapped on its own ("a Jew and a Muslim"
+  -> "a Muslim and a Muslim" is one of them).
+- **Articles and sentence starts.** An indefinite article before a replaced word follows
+  it when it agreed with the old word ("a Christian" -> "an atheist", "An atheist" -> "A
+  Christian"; a wrong "an church" is left as it is). A capitalised word that starts a
+  sentence gives a capitalised replacement ("Jehovah's Witnesses knock." -> "Atheists
+  knock.").
 
 Bad input (an empty dictionary, an empty or non-string word, a word mapped to itself,
-two words that differ only by case, a word in two pairs) raises `ConfigurationError`
-saying what to fix.
+two words that differ only by case, a word in two pairs or two groups, groups with
+different forms, fewer than two groups) raises `ConfigurationError` saying what to fix.
 """
 
 from __future__ import annotations
@@ -76,13 +90,16 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..resources.text import is_word_char, joined_after, joined_before
 from ..types import Perturbation
-from ._edit import Edit, apply_casing, apply_edits, casing_of
-from .kinds import KIND_REGISTRY, PerturbationKind
+from ._edit import Edit, apply_casing, apply_edits, casing_of, indefinite_article
+from ._persons import resolve_nlp
+from .kinds import KIND_REGISTRY, PerturbationKind, check_name
 
-__all__ = ["DictionaryKind", "Entries", "register_dictionary"]
+__all__ = ["DictionaryKind", "Entries", "GroupEntries", "register_dictionary"]
 
 #: What a dictionary is written as: word -> alternatives (or one alternative), or pairs.
 Entries = Mapping[str, Sequence[str] | str] | Sequence[tuple[str, str] | Sequence[str]]
+#: What a group dictionary is written as: group -> {form: word, or its spellings}.
+GroupEntries = Mapping[str, Mapping[str, Sequence[str] | str]]
 
 _APOSTROPHES = "'\u2019"
 #: What may follow a word and an apostrophe and still leave the word whole.
@@ -112,16 +129,41 @@ class DictionaryKind(PerturbationKind):
     """A replacement dictionary as a perturbation kind (semantics: module docstring).
 
     `entries` is a mapping word -> alternatives, or a sequence of word pairs swapped both
-    ways. `attribute` defaults to `name`. Needs no parse.
+    ways; or, instead, `groups` maps each group to its forms (group to group swaps).
+    `attribute` defaults to `name`. Needs no parse, except a group dictionary with a word
+    that is both the noun and the adjective of its group (`needs_parse`).
     """
 
-    def __init__(self, name: str, entries: Entries, *, attribute: str | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        entries: Entries | None = None,
+        *,
+        groups: GroupEntries | None = None,
+        attribute: str | None = None,
+    ) -> None:
         super().__init__(name, attribute)
-        self.pairs: bool = not isinstance(entries, Mapping)
-        """True for word pairs (one swap per text), False for a mapping."""
-        table = _pairs(entries) if self.pairs else _mapping(entries)  # type: ignore[arg-type]
+        if (entries is None) == (groups is None):
+            raise ConfigurationError(
+                f"the dictionary {name!r} needs either entries (word -> alternatives, or "
+                "word pairs) or groups= (group -> {form: word}), "
+                + ("not both" if groups is not None else "and got neither")
+            )
+        self.pairs: bool = groups is None and not isinstance(entries, Mapping)
+        """True for word pairs (one swap per text), False for a mapping or groups."""
+        self.groups: dict[str, dict[str, tuple[str, ...]]] | None = None
+        """With groups=: each group's forms (form -> its words, the first one written in
+        replacements); else None."""
+        self._forms: list[tuple[str, tuple[str, ...]]] = []
+        if groups is not None:
+            self.groups, table, self._forms, self.needs_parse = _groups(groups)
+        elif self.pairs:
+            table = _pairs(entries)
+        else:
+            table = _mapping(entries)  # type: ignore[arg-type]
         self.entries: dict[str, tuple[str, ...]] = table
-        """Each dictionary word and its replacements (for pairs: both directions)."""
+        """Each dictionary word and its replacements (for pairs: both directions; for
+        groups: the words of the same form in the other groups)."""
         self._words = list(table)
         pattern = _compile(self._words, range(len(self._words)))
         assert pattern is not None  # the table is never empty
@@ -130,6 +172,9 @@ class DictionaryKind(PerturbationKind):
 
     @property
     def description(self) -> str:
+        if self.groups is not None:
+            return (f"the group dictionary {self.name!r} ({len(self.groups)} groups: "
+                    f"{', '.join(self.groups)})")
         shape = "word pairs" if self.pairs else "replacement dictionary"
         return f"the {shape} {self.name!r} ({len(self._words)} words)"
 
@@ -150,8 +195,12 @@ class DictionaryKind(PerturbationKind):
         matches = self.matches(text)
         if not matches:
             return []
+        if self.groups is not None:
+            return self._swap_groups(text, matches, doc)
         if self.pairs:
-            edits = [self._edit(text, m, self.entries[self._words[m.word]][0]) for m in matches]
+            edits = self._edits(
+                text, [(m, self.entries[self._words[m.word]][0]) for m in matches]
+            )
             swapped = {m.word for m in matches}
             word = self._words[next(iter(swapped))]
             single = len(swapped) == 1
@@ -169,7 +218,7 @@ class DictionaryKind(PerturbationKind):
         for index in sorted(by_word):
             word = self._words[index]
             for alternative in self.entries[word]:
-                edits = [self._edit(text, m, alternative) for m in by_word[index]]
+                edits = self._edits(text, [(m, alternative) for m in by_word[index]])
                 found.append(
                     apply_edits(
                         text, edits, kind=self.name, attribute=self.attribute,
@@ -215,13 +264,99 @@ class DictionaryKind(PerturbationKind):
                 return m.end(), index
             length = len(self._words[index])
 
-    def _edit(self, text: str, m: _Match, replacement: str) -> Edit:
-        occurrence = text[m.start : m.end]
-        return Edit(m.start, m.end, _cased(replacement, occurrence, self._words[m.word]))
+    def _swap_groups(self, text: str, matches: list[_Match], doc: Any) -> list[Perturbation]:
+        """Group to group: for each group found (in dictionary order) and each other group,
+        one perturbation in which every word of the found group becomes the word of the
+        same form in the other group."""
+        assert self.groups is not None
+        by_group: dict[str, list[_Match]] = {}
+        for m in matches:
+            by_group.setdefault(self._forms[m.word][0], []).append(m)
+        if doc is None and self.needs_parse:
+            doc = resolve_nlp(None)(text)
+        found: list[Perturbation] = []
+        for source in self.groups:
+            if source not in by_group:
+                continue
+            forms = [self._form_at(text, m, doc) for m in by_group[source]]
+            for target, target_forms in self.groups.items():
+                if target == source:
+                    continue
+                edits = self._edits(text, [(m, target_forms[form][0])
+                                           for m, form in zip(by_group[source], forms,
+                                                              strict=True)])
+                found.append(apply_edits(text, edits, kind=self.name, attribute=self.attribute,
+                                         from_group=source, to_group=target))
+        return found
+
+    def _form_at(self, text: str, m: _Match, doc: Any) -> str:
+        """The form of the word matched at `m`: its only form, else (a word that is both
+        its group's "noun" and "adjective") "adjective" when the parse has it modify a
+        noun or stand as a predicate without an article ("a Christian church", "they are
+        Christian"), "noun" otherwise ("a Christian", "Christians")."""
+        forms = self._forms[m.word][1]
+        if len(forms) == 1 or doc is None:
+            return forms[0]
+        span = doc.char_span(m.start, m.end, alignment_mode="expand")
+        if span is None or len(span) == 0:  # pragma: no cover - expand finds a token
+            return "noun"
+        token = span.root
+        articled = any(t.dep_ == "det" for t in token.subtree)
+        if token.pos_ == "ADJ" or token.dep_ in ("amod", "compound", "acomp") or (
+            token.dep_ == "attr" and not articled
+        ):
+            return "adjective"
+        return "noun"
+
+    def _edits(self, text: str, replacements: Sequence[tuple[_Match, str]]) -> list[Edit]:
+        """One edit per (match, replacement), cased like the match, plus the indefinite
+        article before a match when it agreed with the old word and does not with the
+        new one ("a Christian" -> "an atheist"; "an" in "an church" is left alone)."""
+        edits: list[Edit] = []
+        for m, replacement in replacements:
+            occurrence = text[m.start : m.end]
+            new = _cased(replacement, occurrence, self._words[m.word])
+            if occurrence[:1].isupper() and _sentence_start(text, m.start):
+                new = apply_casing(new, "title")
+            edits.append(Edit(m.start, m.end, new))
+            article = _ARTICLE.search(text, max(0, m.start - 40), m.start)
+            if article is not None and not any(
+                e.start < article.end(1) and article.start(1) < e.end for e in edits
+            ):
+                old_article = article.group(1)
+                if (old_article.lower() == indefinite_article(occurrence)
+                        and indefinite_article(new) != old_article.lower()):
+                    edits.append(Edit(article.start(1), article.end(1),
+                                      _cased_article(indefinite_article(new), old_article)))
+        return edits
 
     def __repr__(self) -> str:
         words = len(self._words)
         return f"DictionaryKind({self.name!r}, {words} words, attribute={self.attribute!r})"
+
+
+#: An indefinite article right before a position: whole word, then only spaces.
+_ARTICLE = re.compile(r"(?<![\w'\u2019-])(an?)[ \t]+\Z", re.IGNORECASE)
+
+
+#: Where a sentence starts: the start of the text, or after ".", "!" or "?" (and closing
+#: quotes or brackets) and a space, then opening punctuation.
+_SENTENCE_START = re.compile(r"(?:\A|[.!?]['\"\u2019\u201d)\]]*\s+)[\"'(\[\u201c\u2018]*\Z")
+
+
+def _sentence_start(text: str, start: int) -> bool:
+    """Whether `start` begins a sentence of `text` (a replacement there is capitalised:
+    "Jehovah's Witnesses knock." -> "Atheists knock.")."""
+    return _SENTENCE_START.search(text, max(0, start - 20), start) is not None
+
+
+def _cased_article(article: str, like: str) -> str:
+    """`article` ("a" or "an") written the way `like` is ("A", "AN", "An")."""
+    if like.isupper() and len(like) > 1:
+        return article.upper()
+    if like[:1].isupper():
+        return article[:1].upper() + article[1:]
+    return article
 
 
 def _cased(replacement: str, occurrence: str, word: str) -> str:
@@ -386,10 +521,104 @@ def _pairs(entries: object) -> dict[str, tuple[str, ...]]:
     return table
 
 
+def _groups(
+    groups: object,
+) -> tuple[dict[str, dict[str, tuple[str, ...]]], dict[str, tuple[str, ...]],
+           list[tuple[str, tuple[str, ...]]], bool]:
+    """Checked groups: (group -> form -> words, word -> replacements, per word its group
+    and forms, whether a parse is needed to tell a noun from an adjective)."""
+    if not isinstance(groups, Mapping):
+        raise ConfigurationError(
+            "groups must be a mapping group -> {form: word}, e.g. {'Christian': {'noun': "
+            f"'Christian', 'plural': 'Christians'}}, ...}}; got {type(groups).__name__} "
+            f"{groups!r:.60}"
+        )
+    if len(groups) < 2:
+        raise ConfigurationError(
+            f"a group dictionary needs at least two groups to swap between, got "
+            f"{len(groups)}: {list(groups)!r:.80}"
+        )
+    table: dict[str, dict[str, tuple[str, ...]]] = {}
+    owner: dict[str, tuple[str, str, str]] = {}  # folded word -> (group, form, as written)
+    word_forms: dict[str, list[str]] = {}
+    for group, forms in groups.items():
+        check_name(group, "a group's name")
+        if isinstance(forms, str):
+            forms = {"word": forms}
+        if not isinstance(forms, Mapping) or not forms:
+            raise ConfigurationError(
+                f"group {group!r}: give its forms as a non-empty mapping form -> word, e.g. "
+                f"{{'noun': 'Christian', 'plural': 'Christians'}}; got {forms!r:.60}"
+            )
+        table[group] = {}
+        for form, words in forms.items():
+            check_name(form, f"a form name of group {group!r}")
+            spellings = [words] if isinstance(words, str) else words
+            if not isinstance(spellings, Sequence) or isinstance(spellings, bytes) or not (
+                spellings
+            ):
+                raise ConfigurationError(
+                    f"group {group!r}, form {form!r}: give a word or a non-empty list of "
+                    f"spellings, got {words!r:.60}"
+                )
+            checked: list[str] = []
+            for item in spellings:
+                word = _check_word(item, f"group {group!r}, form {form!r}")
+                folded = word.casefold()
+                if folded in owner and owner[folded][0] != group:
+                    raise ConfigurationError(
+                        f"{item!r} is in two groups, {owner[folded][0]!r} (as "
+                        f"{owner[folded][2]!r}) and {group!r}: a word must say which group "
+                        "it stands for; remove it from one of them"
+                    )
+                if folded not in owner:
+                    owner[folded] = (group, form, word)
+                    word_forms[word] = [form]
+                elif owner[folded][1] != form or word not in checked:
+                    word_forms[owner[folded][2]].append(form)
+                checked.append(word)
+            table[group][form] = tuple(checked)
+    slots = list(next(iter(table.values())))
+    for group, forms in table.items():
+        missing = [form for form in slots if form not in forms]
+        extra = [form for form in forms if form not in slots]
+        if missing or extra:
+            first = next(iter(table))
+            raise ConfigurationError(
+                f"group {group!r} has the forms {list(forms)} but group {first!r} has "
+                f"{slots}: every group gives the same forms, so that each word has a "
+                "counterpart in every other group"
+            )
+    info: list[tuple[str, tuple[str, ...]]] = []
+    replacements: dict[str, tuple[str, ...]] = {}
+    needs_parse = False
+    for word, forms_of in word_forms.items():
+        group = owner[word.casefold()][0]
+        unique = tuple(dict.fromkeys(forms_of))
+        for target in table:
+            written = {table[target][form][0] for form in unique}
+            if target != group and len(written) > 1:
+                if set(unique) != {"noun", "adjective"}:
+                    raise ConfigurationError(
+                        f"{word!r} is the {' and the '.join(unique)} form of group "
+                        f"{group!r}, but group {target!r} writes those forms differently "
+                        f"({', '.join(sorted(written))}), so its replacement is ambiguous; "
+                        "only a word that is both the 'noun' and the 'adjective' form is "
+                        "told apart (by spaCy's parse). Give the forms distinct words"
+                    )
+                needs_parse = True
+        info.append((group, unique))
+        replacements[word] = tuple(dict.fromkeys(
+            table[target][form][0] for target in table if target != group for form in unique
+        ))
+    return table, replacements, info, needs_parse
+
+
 def register_dictionary(
     name: str,
-    entries: Entries,
+    entries: Entries | None = None,
     *,
+    groups: GroupEntries | None = None,
     attribute: str | None = None,
     replace: bool = False,
 ) -> DictionaryKind:
@@ -397,11 +626,14 @@ def register_dictionary(
 
     `entries` is a mapping word -> alternatives (``{"Christian": ["Muslim", "Jewish"]}``:
     one perturbation per found word and alternative) or a list of word pairs
-    (``[("Christian", "Muslim")]``: one swap per text, both ways); see the module
-    docstring for the exact semantics. `attribute` (default `name`) labels the
+    (``[("Christian", "Muslim")]``: one swap per text, both ways); or, instead of
+    `entries`, `groups` maps each group to its forms (``{"Jewish": {"noun": "Jew",
+    "adjective": "Jewish", "plural": "Jews"}, ...}``: each group found swapped to every
+    other group, one perturbation per target group); see the module docstring for the
+    exact semantics. `attribute` (default `name`) labels the
     perturbations. A name already registered raises `ConfigurationError` unless
     `replace=True`.
     """
-    kind = DictionaryKind(name, entries, attribute=attribute)
+    kind = DictionaryKind(name, entries, groups=groups, attribute=attribute)
     KIND_REGISTRY.register(name, kind, replace=replace)
     return kind

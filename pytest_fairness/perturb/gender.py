@@ -11,38 +11,56 @@ that x^: every gendered word of the sentence is swapped, consistently, in one
 What is swapped (the word lists are `pytest_fairness/data/gender_words.json` and
 `pronouns.json`, written for this project):
 
-- Pronouns, with the role read from spaCy's parse, so the result stays grammatical:
-  he <-> she, him -> her, himself <-> herself; "her" -> "his" when it is a possessive
-  determiner (tag PRP$: "her book" -> "his book") and "him" otherwise ("I saw her" ->
-  "I saw him"); "his" -> "her" as a determiner ("his book") and "hers" as a pronoun
-  ("the book is his" -> "the book is hers"); "hers" -> "his".
-- Gendered nouns, adjectives and titles in both directions, singular and plural listed
-  separately so number is kept (man/woman, men/women, actor/actress, Mr./Ms., ...).
-  "Mrs." and "Miss" become "Mr."; "Mr." becomes "Ms.". Titles are only swapped before a
-  proper noun ("Mr. Smith"), since "miss" and "ms" are also ordinary words. An indefinite
-  article in front of a swapped noun is fixed when the new word needs the other one
-  ("an emperor" -> "a monarch").
-- First names, only with ``swap_names``: the k-th most frequent (cleaned) male name of
-  the 1990 US Census lists <-> the k-th female one (James <-> Mary), or your own
-  mapping. Only the first token of a person name is swapped, and never right after a
-  title (in "Mr. James" the name is a surname).
+- Pronouns, with the role read from spaCy's parse and checked by rules of grammar
+  (`pronoun_role`, shared with PSA's anchors), so the result stays grammatical:
+  he <-> she, him -> her, himself <-> herself; "her" -> "his" when it determines a noun
+  phrase that follows ("her book", "her very old dog" -> "his ...") and "him" otherwise
+  ("I saw her", and the subject of a bare infinitive or small clause: "I made her feel
+  sad", "They watched her dance" -> "him"); "his" -> "her" as a determiner ("his book")
+  and "hers" otherwise ("That car is his, not hers" -> "That car is hers, not his";
+  "His is red" -> "Hers is red"); "hers" -> "his".
+- Gendered nouns, adjectives and titles in both directions (about 540 words: people,
+  family and address, nobility and religion, -ess and -man/-woman professions,
+  nationality compounds; `gendered_words`), singular and plural listed separately so
+  number is kept (man/woman, men/women, councilman/councilwoman, guy/gal, ...). A
+  possessive follows a plural whose ending changes ("the gentlemen's" -> "the
+  ladies'"); possessives and hyphenated compounds ("ex-boyfriend", "father-in-law")
+  need no entry of their own. "Mrs." and "Miss" become "Mr."; "Mr." becomes "Ms.".
+  Titles are only swapped before a proper noun ("Mr. Smith"), since "miss" and "ms" are
+  also ordinary words; before a name "Sir" <-> "Dame" and "Lord" <-> "Lady" (elsewhere
+  "sir" <-> "madam", and "lord" stays: "praise the Lord"). An indefinite article in
+  front of a swapped noun is fixed when the new word needs the other one ("an emperor"
+  -> "a monarch"). Debatable words are documented choices (the "about" of
+  ``gender_words.json``): generic words with a male etymology never change (mankind,
+  manpower, human, history, freshman, "man-made"); words whose gendered sense is not the
+  main one are left out (host, master, bachelor, governor; "hostess" -> "host" only);
+  "hero" <-> "heroine" and "guy" <-> "gal" are swapped.
+- First names, only with ``swap_names``: every name of the packaged lists, paired by
+  frequency rank within its race/ethnicity or country group, else overall (James <->
+  Mary; `pytest_fairness.perturb.name_pairs`), or your own mapping. A name is matched by
+  its text whatever the entity recogniser says; never right after a title or another
+  proper noun (in "Mr. James" and "Mary James" the name is a surname).
 - Case is kept (he -> she, He -> She, HE -> SHE).
 
-Targets: "opposite" (female <-> male) and "neutral" (singular they, and neutral nouns
-such as person, parent, spouse, monarch, Mx.). For "neutral", the verb of a subject
+Targets (`TARGETS`): "opposite" (female <-> male), "neutral" (singular they, and
+neutral nouns such as person, parent, spouse, monarch, Mx.), and the neopronouns "xe"
+(xe/xem/xyr/xyrs/xemself) and "ze" (ze/zir/zir/zirs/zirself) with the same neutral
+nouns. Neopronouns take the singular verb ("xe is", "ze walks", "xe's"), as their usage
+guides write them, so the verbs stay as they are. For "neutral", the verb of a subject
 pronoun is made to agree from the parse: he is -> they are, she was -> they were, he walks
 -> they walk, has -> have, does -> do, he's -> they're / they've; verbs coordinated with
 it follow ("he walks and talks" -> "they walk and talk"). When agreement cannot be made
 safely (a subject pronoun in a coordination or with a relative clause, a parse whose
 subject is not attached to a verb, a verb form that cannot be lemmatised) or a gendered
-word has no common neutral counterpart (uncle, prince, sir), the sentence is skipped:
+word has no common neutral counterpart (uncle, prince, sir), the sentence is skipped
+(for "xe" and "ze" too):
 `gender_swap` returns None rather than a broken sentence.
 
 Every Perturbation has kind "gender_swap" (also when only pronouns changed: one kind for
 one relation; `from_words`/`to_words` say what changed), attribute "gender", one span per
 changed word (verbs and articles included), `from_group` "female" or "male" when all the
 swapped gendered words have that gender (None for a sentence with both), and `to_group`
-the opposite gender, or "neutral".
+the opposite gender, or the target ("neutral", "xe", "ze").
 
 `GenderSwapKind` is the swap as a perturbation kind, registered as "gender_swap"
 (`pytest_fairness.perturb.kinds`).
@@ -59,13 +77,18 @@ from typing import Any, Literal
 
 from ..errors import ConfigurationError
 from ..resources.nlp import parse, parse_many
+from ..resources.pronoun_roles import pronoun_role as _pronoun_role
 from ..resources.text import joined
 from ..types import Perturbation, PronounRole
 from ..validation import check_int, check_text, check_texts
 from ._edit import Edit, apply_casing, apply_edits, casing_of, indefinite_article
 from .kinds import PerturbationKind
+from .name_pairs import default_name_pairs
+from .name_pairs import is_first_name_token as _is_first_name_token
+from .name_pairs import name_pairs as _name_pairs
 
 __all__ = [
+    "TARGETS",
     "GenderSwapKind",
     "Target",
     "default_name_pairs",
@@ -78,7 +101,10 @@ __all__ = [
     "swap_doc",
 ]
 
-Target = Literal["opposite", "neutral"]
+Target = Literal["opposite", "neutral", "xe", "ze"]
+#: The targets `gender_swap` accepts: the opposite gender, singular "they", and the
+#: neopronouns xe/xem/xyr/xyrs/xemself and ze/zir/zir/zirs/zirself.
+TARGETS: tuple[str, ...] = ("opposite", "neutral", "xe", "ze")
 _GENDERS = ("male", "female")
 _OPPOSITE = {"male": "female", "female": "male"}
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
@@ -86,8 +112,6 @@ _HONORIFICS = frozenset(
     {"mr", "mr.", "mrs", "mrs.", "ms", "ms.", "miss", "mx", "mx.", "dr", "dr.", "prof",
      "prof.", "sir", "madam", "lady", "lord", "dame", "mister"}
 )
-#: How many names of each gender `default_name_pairs` pairs by rank.
-DEFAULT_NAME_PAIRS = 200
 
 
 @dataclass(frozen=True)
@@ -99,6 +123,9 @@ class _Tables:
     to_gender: dict[str, dict[str, str]]
     to_neutral: dict[str, str | None]
     titles: frozenset[str]
+    plural_verb_targets: frozenset[str]
+    before_names: dict[str, tuple[str, str]]
+    never_swapped: tuple[str, ...]
 
 
 def _read_json(name: str) -> Any:
@@ -140,6 +167,9 @@ def _tables() -> _Tables:
         to_gender=to_gender,
         to_neutral=to_neutral,
         titles=frozenset(words["title_words"]),
+        plural_verb_targets=frozenset(pron["plural_verb_targets"]),
+        before_names={w: (g, other) for w, (g, other) in words["before_names"].items()},
+        never_swapped=tuple(words["never_swapped"]),
     )
 
 
@@ -158,7 +188,8 @@ def _gendered_hashes() -> frozenset[int]:
     import importlib
 
     hash_string: Any = importlib.import_module("spacy.strings").hash_string
-    return frozenset(int(hash_string(w)) for w in gendered_words())
+    words = gendered_words() | frozenset(_tables().before_names)
+    return frozenset(int(hash_string(w)) for w in words)
 
 
 def has_gendered_word(doc: Any) -> bool:
@@ -182,62 +213,13 @@ def gender_of_word(word: str) -> str | None:
 def pronoun_role(token: Any) -> PronounRole | None:
     """The role of a gendered third-person pronoun token (spaCy `Token`), or None.
 
-    "her" is a possessive determiner when tagged PRP$ (or attached as ``poss``), else an
-    object; "his" is a possessive determiner when tagged PRP$ (or ``poss``), else a
-    possessive pronoun ("the book is his").
+    `pytest_fairness.resources.pronoun_roles.pronoun_role`, the one role function PSA's
+    anchors use too: "her" is a possessive determiner only when it determines a noun
+    phrase that follows ("her book", "her very old dog"), else an object ("I saw her",
+    "I made her feel sad", "They watched her dance"); "his" is a determiner likewise
+    ("his book"), else a possessive pronoun ("the car is his, not hers", "His is red").
     """
-    low = token.text.lower()
-    if low in ("he", "she"):
-        return "subject"
-    if low == "him":
-        return "object"
-    if low in ("himself", "herself"):
-        return "reflexive"
-    if low == "hers":
-        return "possessive_pronoun"
-    determiner = token.tag_ == "PRP$" or token.dep_ == "poss"
-    if low == "her":
-        return "possessive_determiner" if determiner else "object"
-    if low == "his":
-        return "possessive_determiner" if determiner else "possessive_pronoun"
-    return None
-
-
-@functools.lru_cache(maxsize=1)
-def default_name_pairs() -> dict[str, tuple[str, str]]:
-    """Name -> (its gender, its counterpart): the k-th male name <-> the k-th female name.
-
-    Built from `pytest_fairness.resources.names.by_gender` (1990 US Census, cleaned, names of one
-    gender only), the first `DEFAULT_NAME_PAIRS` of each, paired by frequency rank.
-    """
-    from ..resources import names as name_lists
-
-    male = name_lists.by_gender("male", n=DEFAULT_NAME_PAIRS)
-    female = name_lists.by_gender("female", n=DEFAULT_NAME_PAIRS)
-    pairs: dict[str, tuple[str, str]] = {}
-    for m, f in zip(male, female, strict=False):
-        pairs[m] = ("male", f)
-        pairs[f] = ("female", m)
-    return pairs
-
-
-def _name_pairs(swap_names: bool | Mapping[str, str]) -> dict[str, tuple[str | None, str]]:
-    if swap_names is False:
-        return {}
-    if swap_names is True:
-        return dict(default_name_pairs())
-    if not isinstance(swap_names, Mapping):
-        raise ConfigurationError(
-            f"swap_names must be True, False or a mapping name -> name, not {swap_names!r}"
-        )
-    from ..resources import names as name_lists
-
-    pairs: dict[str, tuple[str | None, str]] = {}
-    for a, b in swap_names.items():
-        pairs.setdefault(b, (name_lists.gender_of(b), a))
-    for a, b in swap_names.items():
-        pairs[a] = (name_lists.gender_of(a), b)
-    return pairs
+    return _pronoun_role(token)
 
 
 def _resolve_nlp(nlp: Any) -> Any:
@@ -265,18 +247,37 @@ def _title_applies(token: Any, titles: frozenset[str]) -> bool:
     return False
 
 
-def _is_first_name_token(token: Any) -> bool:
-    if token.pos_ != "PROPN" or token.ent_type_ not in ("", "PERSON"):
-        return False
-    if token.ent_iob_ == "I":
-        return False
-    if token.i > 0:
-        prev = token.doc[token.i - 1]
-        if prev.text.lower() in _HONORIFICS:
-            return False
-        if not token.ent_type_ and prev.pos_ == "PROPN":
-            return False
-    return True
+def _possessive_marker(token: Any, new_word: str) -> Edit | None:
+    """The edit that fixes the possessive after a plural whose ending changed:
+    "gentlemen's" -> "ladies'", "ladies'" -> "gentlemen's", "boys'" -> "children's"."""
+    doc = token.doc
+    if token.i + 1 >= len(doc) or doc[token.i + 1].idx != token.idx + len(token.text):
+        return None
+    marker = doc[token.i + 1]
+    apostrophe = marker.text[:1]
+    if apostrophe not in ("'", "\u2019"):
+        return None
+    ends_in_s = new_word.lower().endswith("s")
+    if marker.text == apostrophe and not ends_in_s:
+        new = apostrophe + ("S" if casing_of(token.text) == "upper" else "s")
+    elif marker.text.lower() == apostrophe + "s" and ends_in_s and (
+        token.tag_ in ("NNS", "NNPS") or token.lower_.endswith(("men", "ren", "people"))
+    ):
+        new = apostrophe
+    else:
+        return None
+    return Edit(marker.idx, marker.idx + len(marker.text), new)
+
+
+def _in_idiom(text: str, start: int, idioms: tuple[str, ...]) -> bool:
+    """Whether an idiom of `idioms` ("man-made") starts at `start` of `text`, whole."""
+    rest = text[start : start + 24].lower()
+    for idiom in idioms:
+        if rest.startswith(idiom):
+            after = rest[len(idiom) : len(idiom) + 1]
+            if not after or not (after.isalnum() or after == "-"):
+                return True
+    return False
 
 
 def _contracted_s(verb: Any, head: Any) -> str | None:
@@ -358,8 +359,13 @@ def swap_doc(
 
 
 def _check_target(target: str) -> None:
-    if not isinstance(target, str) or target not in ("opposite", "neutral"):
-        raise ConfigurationError(f"target must be 'opposite' or 'neutral', not {target!r}")
+    if not isinstance(target, str) or target not in TARGETS:
+        raise ConfigurationError(
+            f"unknown gender swap target {target!r}; choose one of "
+            + ", ".join(repr(t) for t in TARGETS)
+            + " ('opposite': female <-> male; 'neutral': singular they; 'xe', 'ze': "
+            "neopronouns)"
+        )
 
 
 def _parse_disabled(pipeline: Any, swap_names: bool) -> list[str]:
@@ -388,19 +394,28 @@ def _swap(
         role = pronoun_role(token) if low in tables.pronoun_gender else None
         if role is not None:
             gender = tables.pronoun_gender[low]
-            new_gender = _OPPOSITE[gender] if target == "opposite" else "neutral"
+            new_gender = _OPPOSITE[gender] if target == "opposite" else target
             edits[token.idx] = _span_edit(token, tables.pronouns[new_gender][role])
             sources.add(gender)
-            if target == "neutral" and role == "subject":
+            if target in tables.plural_verb_targets and role == "subject":
                 verb_edits = _agreement_edits(token, tables.agreement)
                 if verb_edits is None:
                     return None
                 for edit in verb_edits:
                     edits[edit.start] = edit
             continue
+        if low in tables.before_names and _title_applies(token, tables.titles):
+            gender, other = tables.before_names[low]
+            if target != "opposite":
+                return None  # no neutral form of Sir, Dame, Lord, Lady before a name
+            edits[token.idx] = _span_edit(token, other)
+            sources.add(gender)
+            continue
         if low in tables.word_gender:
             if low in tables.titles and not _title_applies(token, tables.titles):
                 continue
+            if _in_idiom(text, token.idx, tables.never_swapped):
+                continue  # "man-made", "man-hours": no man in them
             gender = tables.word_gender[low]
             new_word = (
                 tables.to_gender[_OPPOSITE[gender]].get(low)
@@ -408,13 +423,16 @@ def _swap(
                 else tables.to_neutral.get(low)
             )
             if new_word is None:
-                if target == "neutral":
+                if target != "opposite":
                     return None  # no neutral counterpart: skip rather than half-neutralise
                 continue
             if new_word == low:
                 continue  # already neutral ("actor" for the neutral target)
             edits[token.idx] = _span_edit(token, new_word)
             sources.add(gender)
+            marker = _possessive_marker(token, new_word)
+            if marker is not None:
+                edits[marker.start] = marker
             if token.i > 0:
                 article = doc[token.i - 1]
                 if article.lower_ in ("a", "an") and article.tag_ == "DT":
@@ -432,8 +450,8 @@ def _swap(
     if not edits:
         return None
     from_group = next(iter(sources)) if len(sources) == 1 else None
-    if target == "neutral":
-        to_group: str | None = "neutral"
+    if target != "opposite":
+        to_group: str | None = target
     else:
         to_group = _OPPOSITE[from_group] if from_group is not None else None
     return apply_edits(
@@ -455,12 +473,14 @@ def gender_swap(
 ) -> Perturbation | None:
     """`text` with every definitional gender word swapped to `target`, or None.
 
-    None when the text has no gendered word, or when `target` is "neutral" and the
-    sentence cannot be neutralised without breaking its grammar (see the module
-    docstring). `nlp` is a spaCy `Language`, a pipeline name, or None for the default
-    English pipeline (`pytest_fairness.resources.nlp.load`). `swap_names=True` also swaps first
-    names (James <-> Mary, by Census rank); a mapping name -> name gives your own pairs
-    (used both ways). Names are never changed for the "neutral" target.
+    `target` is one of `TARGETS` ("opposite", "neutral", "xe", "ze"; any other value
+    raises `ConfigurationError` listing them). None when the text has no gendered word,
+    or when `target` is not "opposite" and the sentence cannot be neutralised without
+    breaking its grammar (see the module docstring). `nlp` is a spaCy `Language`, a
+    pipeline name, or None for the default English pipeline
+    (`pytest_fairness.resources.nlp.load`). `swap_names=True` also swaps first names
+    (James <-> Mary, by Census rank); a mapping name -> name gives your own pairs
+    (used both ways). Names are only changed for the "opposite" target.
 
     A `text` that is not a str (None, bytes), or that spaCy cannot parse (a lone
     surrogate, more characters than the pipeline's max_length:

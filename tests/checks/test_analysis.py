@@ -236,9 +236,11 @@ def test_with_the_cache_off_each_text_reaches_the_model_once() -> None:
 
 def test_psa_skips_reflexive_anchors() -> None:
     run = psa_module.psa_run(planted, SENTENCES, NAMES, balance_gender=False, keep_anchors=True)
-    assert run.n_without_perturbation == 1  # "Mary talked to herself": a reflexive anchor
+    # a reflexive is not an anchor (issue 15): "Mary talked to herself" has none
+    assert run.n_without_perturbation == 0
     assert run.anchors is not None
     assert all(a.role != "reflexive" for a in run.anchors)
+    assert "Mary talked to herself on the stairs." not in [a.text for a in run.anchors]
 
 
 def test_psa_takes_the_model_score_range() -> None:
@@ -260,7 +262,7 @@ def test_psa_takes_the_model_score_range() -> None:
         (SENTENCES, ["Alice", ""], "non-empty"),
         ([1, 2], NAMES, "expected texts or Anchors"),
         (["The plan worked well."], NAMES, "anchor"),
-        (["Mary talked to herself."], NAMES, "none of the 1 anchors"),
+        (["Mary talked to herself."], NAMES, "reflexives are not anchors"),
     ],
 )
 def test_psa_rejects_bad_input(source: object, names: object, message: str) -> None:
@@ -277,7 +279,7 @@ def test_psa_rejects_a_bad_chunk_size_and_threshold() -> None:
 
 def test_name_groups_come_from_the_census_lists() -> None:
     assert psa_module.name_groups(["Alice", "Bob", "Zorblax"]) == {
-        "Alice": "female", "Bob": "male", "Zorblax": None
+        "Alice": "female (US Census 1990)", "Bob": "male (US Census 1990)", "Zorblax": None
     }
 
 

@@ -243,7 +243,9 @@ def test_scoresens_catches_a_planted_name() -> None:
         extra = recorded["extra"]
         assert extra["score_sens"]["Alice"] == pytest.approx(0.65)
         assert extra["score_sens"]["Bob"] == 0.0
-        assert extra["name_groups"] == {"Alice": "female", "Bob": "male", "Carol": "female"}
+        census = "(US Census 1990)"
+        assert extra["name_groups"] == {"Alice": f"female {census}", "Bob": f"male {census}",
+                                        "Carol": f"female {census}"}
         curve = extra["label_dist_curve"]
         assert all(len(point) == 2 for point in curve)
         assert [0.5, pytest.approx(1 / 3)] in curve

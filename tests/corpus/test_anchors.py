@@ -19,6 +19,7 @@ from pytest_fairness.corpus import (
     is_person_noun,
     person_noun_gender,
 )
+from pytest_fairness.corpus.anchors import ANCHOR_PRONOUNS
 from pytest_fairness.resources.nlp import load as load_pipeline
 from pytest_fairness.settings import Settings
 
@@ -51,8 +52,11 @@ def assert_span_matches(anchor: Anchor) -> None:
         ("the book is hers", "hers", "possessive_pronoun", "female", "lower", False),
         ("The book is hers.", "hers", "possessive_pronoun", "female", "lower", False),
         ("The book is his.", "his", "possessive_pronoun", "male", "lower", False),
-        ("The man hurt himself.", "himself", "reflexive", "male", "lower", False),
-        ("The girl taught herself to swim.", "herself", "reflexive", "female", "lower", False),
+        ("The man said he hurt himself.", "he", "subject", "male", "lower", False),
+        ("The girl taught herself, she says.", "she", "subject", "female", "lower", False),
+        ("The queen herself said she would come.", "she", "subject", "female", "lower",
+         False),
+        ("Himself he did not trust.", "he", "subject", "male", "lower", False),
         ("HE IS HERE.", "HE", "subject", "male", "upper", True),
         ("I SAW HER YESTERDAY WITH HER DOG.", "HER", "object", "female", "upper", False),
         ('"She said so," I replied.', "She", "subject", "female", "title", True),
@@ -80,9 +84,37 @@ def test_anchor_replace_uses_the_exact_span() -> None:
 
 
 def test_every_pronoun_of_the_table_is_found() -> None:
-    for word, (gender, _) in PRONOUNS.items():
+    for word, (gender, _) in ANCHOR_PRONOUNS.items():
         anchor = anchor_of(f"I think {word} is odd.")
         assert (anchor.word, anchor.gender) == (word, gender)
+
+
+def test_anchor_pronouns_are_the_table_without_reflexives() -> None:
+    assert set(PRONOUNS) - set(ANCHOR_PRONOUNS) == {"himself", "herself"}
+
+
+@pytest.mark.parametrize("text", ["The man hurt himself.", "The girl taught herself to swim.",
+                                  "HIMSELF.", "I think herself is odd."])
+def test_a_reflexive_alone_is_no_anchor(text: str) -> None:
+    """A name cannot replace a reflexive (perturb.names skips it), so a text whose only
+    pronoun is one has no anchor: it is counted as such, never kept and then dropped."""
+    anchors = Corpus([text, "He left."]).anchored(balance_gender=False)
+    assert [a.text for a in anchors] == ["He left."]
+    assert (anchors.report.no_anchor, anchors.report.anchored) == (1, 1)
+
+
+def test_every_anchor_takes_a_name() -> None:
+    """Every pronoun anchor is one `perturb.names` replaces (psa, section 2)."""
+    from pytest_fairness import perturb
+
+    texts = ["The queen herself said she would come.", "He hurt himself.",
+             "She taught herself.", "Herself she blamed.", "He said so himself.",
+             "I made her feel discouraged.", "The king himself gave her his word."]
+    anchors = Corpus(texts).anchored(balance_gender=False)
+    assert len(anchors) == len(texts)
+    for anchor in anchors:
+        assert anchor.role != "reflexive"
+        assert len(perturb.names([anchor], ["Alice", "Bob"])) == 2
 
 
 def test_texts_without_anchor_are_skipped_and_counted() -> None:
@@ -266,7 +298,7 @@ def test_every_anchor_span_matches_its_text(texts: list[str], kind: str) -> None
         assert anchor.text in texts
         assert_span_matches(anchor)
         if kind == "pronoun":
-            assert anchor.word.lower() in PRONOUNS
+            assert anchor.word.lower() in ANCHOR_PRONOUNS
 
 
 def test_anchoring_costs_little_more_than_the_parse() -> None:
@@ -361,12 +393,13 @@ def test_sentence_start_without_a_parse(text: str, initial: bool) -> None:
 
 
 def test_unambiguous_pronouns_are_anchored_like_the_parse_without_one() -> None:
-    """The parse-free anchor of he/she/him/hers/himself/herself equals the parsed one."""
+    """The parse-free anchor of he/she/him/hers equals the parsed one."""
     from pytest_fairness.corpus.anchors import _pronoun_anchor, _unparsed_pronoun_anchor
 
     pipeline = load_pipeline(None)
     texts = ["She left.", "Yesterday he left early.", "Give it to him.", "It was hers, not his.",
-             "The man hurt himself.", "I waited. She never came.", '"She said so," I replied.',
+             "The man hurt himself, he says.", "I waited. She never came.",
+             '"She said so," I replied.',
              "HE IS HERE.", "I saw her.", "His book is red."]
     for text in texts:
         found = _unparsed_pronoun_anchor(text)

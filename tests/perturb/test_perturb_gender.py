@@ -218,6 +218,185 @@ def test_swapping_names_twice_gives_the_original(nlp: Any) -> None:
     assert swapped(once, nlp, swap_names=True) == "James told Mary about his sister."
 
 
+# Issue 15: errors seen on real text, each reproduced first.
+INDEPENDENT_POSSESSIVES = [
+    ("That car is his, not hers.", "That car is hers, not his."),
+    ("His is the red one.", "Hers is the red one."),
+    ("Is this pen hers or his?", "Is this pen his or hers?"),
+    ("Hers is the red one.", "His is the red one."),
+    ("Mine is red and his is blue.", "Mine is red and hers is blue."),
+    ("I prefer his.", "I prefer hers."),
+    ("His was better than mine.", "Hers was better than mine."),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), INDEPENDENT_POSSESSIVES)
+def test_independent_possessive_his_becomes_hers(text: str, expected: str, nlp: Any) -> None:
+    assert swapped(text, nlp) == expected
+
+
+SMALL_CLAUSE_OBJECTS = [
+    ("I made her feel discouraged.", "I made him feel discouraged."),
+    ("I let her go home.", "I let him go home."),
+    ("I saw her leave.", "I saw him leave."),
+    ("I heard her sing.", "I heard him sing."),
+    ("We helped her move.", "We helped him move."),
+    ("They watched her dance.", "They watched him dance."),
+    ("I had her call me.", "I had him call me."),
+    ("He made her cry.", "She made him cry."),
+    ("I noticed her hesitate.", "I noticed him hesitate."),
+    ("Let her know.", "Let him know."),
+    ("I made her happy.", "I made him happy."),
+    ("I saw her quickly run away.", "I saw him quickly run away."),
+    ("Nobody heard her scream.", "Nobody heard him scream."),
+    ("I want her to go.", "I want him to go."),
+    ("I had her sign the form.", "I had him sign the form."),
+    ("The dog followed her home.", "The dog followed him home."),
+    ("They sold her home.", "They sold his home."),
+    ("I wish her luck.", "I wish him luck."),
+    ("Every student must bring her or his book.", "Every student must bring his or her book."),
+    ("He thanked her and her husband.", "She thanked him and his wife."),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), SMALL_CLAUSE_OBJECTS)
+def test_her_before_a_bare_infinitive_or_small_clause_is_an_object(
+    text: str, expected: str, nlp: Any
+) -> None:
+    assert swapped(text, nlp) == expected
+
+
+POSSESSIVE_DETERMINERS_KEPT = [
+    ("I love her smile.", "I love his smile."),
+    ("I watched her brother dance.", "I watched his sister dance."),
+    ("I saw her very old dog.", "I saw his very old dog."),
+    ("It is her own.", "It is his own."),
+    ("He took his or her seat.", "She took her or his seat."),
+    ("I saw her book.", "I saw his book."),
+    ("Even at her best, she was slow.", "Even at his best, he was slow."),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), POSSESSIVE_DETERMINERS_KEPT)
+def test_a_possessive_before_its_noun_stays_a_determiner(
+    text: str, expected: str, nlp: Any
+) -> None:
+    assert swapped(text, nlp) == expected
+
+
+def test_psa_name_anchors_read_the_same_role(nlp: Any) -> None:
+    """PSA's name perturbation puts "Tia" (not "Tia's") where an object "her" was."""
+    import pytest_fairness as pf
+
+    texts = ["I made her feel discouraged.", "They watched her dance.",
+             "That car is his, not hers.", "Her book is red."]
+    anchors = pf.Corpus(texts).anchored("pronoun", balance_gender=False, seed=0)
+    made = {p.original: p.perturbed for p in perturb.names(anchors, ["Tia"])}
+    assert made == {
+        "I made her feel discouraged.": "I made Tia feel discouraged.",
+        "They watched her dance.": "They watched Tia dance.",
+        "That car is his, not hers.": "That car is Tia's, not hers.",
+        "Her book is red.": "Tia's book is red.",
+    }
+
+
+NEOPRONOUNS = [
+    ("He is here.", "xe", "Xe is here."),
+    ("She walks to work and her dog follows her.", "xe",
+     "Xe walks to work and xyr dog follows xem."),
+    ("He hurt himself.", "xe", "Xe hurt xemself."),
+    ("The book is hers.", "xe", "The book is xyrs."),
+    ("Mr. Smith said he's tired.", "xe", "Mx. Smith said xe's tired."),
+    ("He is here.", "ze", "Ze is here."),
+    ("She walks to work and her dog follows her.", "ze",
+     "Ze walks to work and zir dog follows zir."),
+    ("He hurt himself.", "ze", "Ze hurt zirself."),
+    ("That car is his, not mine.", "ze", "That car is zirs, not mine."),
+    ("HE HAS A SISTER.", "ze", "ZE HAS A SIBLING."),
+    ("An emperor said she was tired.", "ze", "A monarch said ze was tired."),
+]
+
+
+@pytest.mark.parametrize(("text", "target", "expected"), NEOPRONOUNS)
+def test_neopronoun_targets_keep_the_singular_verb(
+    text: str, target: perturb.Target, expected: str, nlp: Any
+) -> None:
+    """xe and ze take the singular verb ("xe is", "ze walks"): agreement keeps it."""
+    p = perturb.gender_swap(text, target, nlp)
+    assert p is not None
+    assert_exact_spans(p)
+    assert p.perturbed == expected
+    assert p.to_group == target
+
+
+def test_neopronoun_targets_skip_words_without_a_neutral_form(nlp: Any) -> None:
+    assert perturb.gender_swap("My uncle is a king.", "xe", nlp) is None
+    assert perturb.gender_swap("James left.", "ze", nlp, swap_names=True) is None
+
+
+def test_unknown_target_lists_the_choices(nlp: Any) -> None:
+    with pytest.raises(ConfigurationError, match="'opposite', 'neutral', 'xe', 'ze'"):
+        perturb.gender_swap("He left.", "they", nlp)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="'xe'"):
+        perturb.gender_swaps(["He left."], "zir", nlp)  # type: ignore[arg-type]
+
+
+WORD_RESOURCE = [
+    ("The councilman met the councilwoman.", "The councilwoman met the councilman."),
+    ("That guy is a gal.", "That gal is a guy."),
+    ("The spokesman and the chairwoman spoke.", "The spokeswoman and the chairman spoke."),
+    ("Two congressmen met an alderwoman.", "Two congresswomen met an alderman."),
+    ("The anchorman thanked the policewomen.", "The anchorwoman thanked the policemen."),
+    ("The firemen's chief is a saleswoman.", "The firewomen's chief is a salesman."),
+    ("The businesswoman called the headmaster.", "The businessman called the headmistress."),
+    ("The stewardess and the waiters laughed.", "The steward and the waitresses laughed."),
+    ("The hostess greeted the actor.", "The host greeted the actress."),
+    ("My stepmom's fiancée is a widower.", "My stepdad's fiancé is a widow."),
+    ("Her godmother and stepfather came.", "His godfather and stepmother came."),
+    ("Yes, sir, the lads and lasses left.", "Yes, madam, the lasses and lads left."),
+    ("Sir Elton John met Dame Judi Dench.", "Dame Elton John met Sir Judi Dench."),
+    ("Lady Byron met the landlord.", "Lord Byron met the landlady."),
+    ("The housewives met the menservants.", "The househusbands met the maidservants."),
+    ("She is an heiress.", "He is an heir."),
+    ("An earl met a countess.", "A countess met an earl."),
+    ("My ex-boyfriend's father-in-law came.", "My ex-girlfriend's mother-in-law came."),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), WORD_RESOURCE)
+def test_comprehensive_gendered_words(text: str, expected: str, nlp: Any) -> None:
+    assert swapped(text, nlp) == expected
+
+
+NEVER_CHANGE = [
+    "History shows that German human managers in Manchester command Sherlock.",
+    "The shaman, the Roman and the Norman ate a tamale in the hotel.",
+    "It's a man-made lake built in two man-hours.",
+    "Mankind needs manpower to open the manhole.",
+    "The freshman asked the ombudsman about the chairperson.",
+    "There is a host of problems with the master plan.",
+    "Praise the Lord, the Ottoman Empire fell.",
+    "Hermione ate sherbet and Hershey bars here with Herman.",
+    "The person asked the assistant about the season.",
+]
+
+
+@pytest.mark.parametrize("text", NEVER_CHANGE)
+def test_words_that_are_not_gendered_never_change(text: str, nlp: Any) -> None:
+    assert swapped(text, nlp) is None
+
+
+def test_word_resource_size_and_debatable_choices() -> None:
+    words = perturb.gendered_words()
+    assert len(words) >= 500
+    assert {"councilman", "councilwomen", "gal", "guys", "alderman", "anchorwoman",
+            "stepmothers", "fiancée", "widower", "lass", "landlady", "hostess"} <= words
+    # documented choices: generic words with a male etymology are not gendered
+    assert not {"mankind", "human", "history", "manpower", "freshman", "host", "lord",
+                "master", "bachelor"} & words
+    assert perturb.gender_of_word("hero") == "male"
+
+
 def test_pronoun_role_reads_the_parse(nlp: Any) -> None:
     doc = nlp("I gave her book to her and the book is his.")
     roles = {(t.i, t.text): perturb.pronoun_role(t) for t in doc}
@@ -247,9 +426,13 @@ def test_shipped_pairs_are_consistent() -> None:
     assert len(set(females)) == len(females)
     assert not set(males) & set(females)
     assert all(w == w.lower() for w in males + females)
-    neutrals = {n for _, _, n in data["pairs"] if n}
-    assert not neutrals & (set(males) | set(females)) - {"actor", "actors", "hero", "heroes",
-                                                         "heir", "heirs"}
+    # A neutral word is never another gendered word; it is the male word itself where
+    # English uses the male form for everyone (actor, hero, heir, priest, landlord, ...).
+    gendered = set(males) | set(females)
+    wrong = [(m, f, n) for m, f, n in data["pairs"] if n in gendered and n != m]
+    assert not wrong
+    assert {"actor", "actors", "hero", "heroes", "heir", "heirs"} <= {
+        n for m, _, n in data["pairs"] if n == m}
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

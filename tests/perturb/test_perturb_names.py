@@ -162,3 +162,28 @@ def test_names_works_with_the_shipped_name_lists() -> None:
     assert [p.to_group for p in out] == ["female", "male"] * 3
     for p in out:
         assert_exact_spans(p)
+
+
+def test_names_come_with_groups_in_every_accepted_form() -> None:
+    expected = (["Latisha", "Emily"], {"Latisha": "female, Black", "Emily": "female, White"})
+    assert perturb.split_names({"Latisha": ("female", "Black"),
+                                "Emily": ("female", "White")}) == expected
+    assert perturb.split_names([("Latisha", "female, Black"),
+                                ("Emily", "female, White")]) == expected
+    assert perturb.split_names({"name": ["Latisha", "Emily"],
+                                "group": ["female, Black", "female, White"]}) == expected
+
+    class Frame:  # what a pandas/polars data frame offers
+        columns = ("name", "group")
+
+        def __getitem__(self, key: str) -> list[str]:
+            return {"name": ["Latisha", "Emily"],
+                    "group": ["female, Black", "female, White"]}[key]
+
+    assert perturb.split_names(Frame()) == expected
+    assert perturb.split_names(["Alice", "Bob"]) == (["Alice", "Bob"], None)
+    assert perturb.split_names({"Alice": None}) == (["Alice"], {"Alice": None})
+    with pytest.raises(ConfigurationError, match="must be a string"):
+        perturb.split_names({"Alice": 3})
+    with pytest.raises(ConfigurationError, match="unique"):
+        perturb.split_names([("Alice", "a"), ("Alice", "b")])

@@ -591,7 +591,7 @@ def test_real_assertions_html_report_screenshot(pytester: pytest.Pytester,
         "worst discriminatory inputs*",
         "LabelDist by threshold: test_suite.py::test_scoresens [[]score_sens]",
         "ScoreSens per name: test_suite.py::test_scoresens [[]score_sens]",
-        "  female  Aisha *|#* +0.250",
+        "  female (US Census 1990)  Aisha *|#* +0.250",
     ])
     doc = _validate(pytester.path / "out" / "fairness.json")
     assert any(d["perturbed"] == "She is a <nurse> & more." for d in doc["discriminatory_inputs"])

