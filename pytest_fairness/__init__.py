@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         MissingDependencyError,
         ModelCallError,
         ModelOutputError,
+        NothingJudgedError,
     )
     from .models import ModelFamily, as_model, register_model_family
     from .models.generators import hf_generator
@@ -80,6 +81,7 @@ _EXPORTS: dict[str, str] = {
     "MissingDependencyError": "errors",
     "ModelCallError": "errors",
     "ModelOutputError": "errors",
+    "NothingJudgedError": "errors",
     "FairnessWarning": "checks",
     # the records that flow between the stages
     "Settings": "settings",

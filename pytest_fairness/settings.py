@@ -23,12 +23,18 @@ class Settings:
     """Where `fairness_corpus` comes from: an import path, or a .txt/.csv/.jsonl file."""
     corpus_column: str = "text"
     """Column (CSV) or key (JSONL) holding the text."""
+    corpus_encoding: str | None = None
+    """Text encoding of the corpus file (`Corpus(encoding=)`; None: UTF-8, BOM allowed)."""
+    corpus_errors: str | None = None
+    """What a byte invalid in that encoding does (`Corpus(errors=)`; None: an error)."""
     threshold: float = 0.5
     """Score at or above which a single-score model's label is positive."""
     seed: int = 0
     """Seed of every random choice (sampling, anchor balancing, Hypothesis-free generators)."""
-    batch_size: int = 64
-    """Texts per call of the underlying model."""
+    batch_size: int | None = None
+    """Texts per call of the underlying model; None: each adapter's policy
+    (`pytest_fairness.models.batching`: 64 for torch, transformers and remote models,
+    everything at once for scikit-learn, measured for plain callables)."""
     report: str | None = None
     """Directory the report files are written to; none when unset."""
     warn_only: bool = False
@@ -63,7 +69,7 @@ class Settings:
             raise ConfigurationError(
                 f"fairness on-empty policy must be 'fail' or 'skip', got {self.on_empty!r}; "
                 "set --fairness-on-empty (or the fairness_on_empty ini key)")
-        if self.batch_size < 1:
+        if self.batch_size is not None and self.batch_size < 1:
             raise ConfigurationError(
                 f"fairness batch size must be a positive integer, got {self.batch_size}; "
                 "set --fairness-batch-size (or fairness_batch_size) to e.g. 64"

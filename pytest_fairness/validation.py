@@ -111,6 +111,8 @@ def check_texts(texts: object, what: str = "texts") -> list[str]:
             f"{what} must be a list of texts, got {type(texts).__name__} {_shown(texts)}"
         )
     out: list[Any] = list(texts)
+    if set(map(type, out)) <= {str}:  # the common case, at C speed
+        return out
     for i, text in enumerate(out):
         if not isinstance(text, str):
             fix = " (decode bytes first)" if isinstance(text, (bytes, bytearray)) else ""

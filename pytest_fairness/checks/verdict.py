@@ -50,6 +50,7 @@ from ..errors import ConfigurationError, FairnessViolation, NothingJudgedError
 from ..metrics.bootstrap import BootstrapCI
 from ..report.failure import DEFAULT_SHOWN, render_failure
 from ..results import FairnessResult, Measurement, Violation
+from ..runtime.printable import printable
 from ..validation import check_int, check_number
 
 #: The public part; the argument checks and `measured` below serve the relation modules.
@@ -232,6 +233,7 @@ def judged_nothing(relation: str, reason: str, fix: str | None = None) -> Nothin
     ("the model scored none of the 3 pairs: 3 skipped, ..."), `fix` what to change
     (default: give the model inputs it scores)."""
     fix = fix or _FIX
+    relation, reason = printable(relation), printable(reason)  # user-named: safe to print
     return NothingJudgedError(
         f"{relation} judged nothing: {reason}. A relation cannot pass on nothing: {fix}, "
         f"{_ON_EMPTY_HINT}",

@@ -116,11 +116,14 @@ class Corpus:
                 break
 
     @classmethod
-    def from_source(cls, source: CorpusSource | Corpus, *, column: str = "text") -> Corpus:
-        """`source` itself when it is a `Corpus`, else `Corpus(source, column=column)`."""
+    def from_source(cls, source: CorpusSource | Corpus, *, column: str = "text",
+                    encoding: str | None = None, errors: str | None = None) -> Corpus:
+        """`source` itself when it is a `Corpus`, else `Corpus(source, column=column)`
+        (with `encoding` and `errors` when given)."""
         if isinstance(source, Corpus):
             return source
-        return cls(source, column=column)
+        options = {k: v for k, v in (("encoding", encoding), ("errors", errors)) if v}
+        return cls(source, column=column, **options)
 
     def __repr__(self) -> str:
         return f"Corpus({self.name!r})"
@@ -391,7 +394,8 @@ def _decode_message(path: Path, encoding: str, error: UnicodeError) -> str:
         f"corpus file '{path}', line {line}: {shown} are not valid {encoding} ({reason}). "
         f"Pass the file's encoding, e.g. Corpus({str(path)!r}, encoding='latin-1') (or "
         "'cp1252', 'utf-16', ...), or errors='replace' to read each bad byte as U+FFFD "
-        "(errors='ignore' drops them)"
+        "(errors='ignore' drops them); with --fairness-corpus, pass "
+        "--fairness-corpus-encoding=latin-1 or --fairness-corpus-errors=replace"
     )
 
 

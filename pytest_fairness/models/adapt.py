@@ -52,7 +52,8 @@ def as_model(
 
     Accepted (anything else raises `ConfigurationError` listing these):
 
-    - a `TextModel` already: returned unchanged, arguments ignored;
+    - a `TextModel` already: returned unchanged (an option given with it is a
+      `ConfigurationError`: it would be ignored);
     - a plain callable `list[str] -> output`, read according to `output`:
       `"auto"` (2-D floats are probabilities, 1-D floats one score per text, 1-D
       int/bool/str labels), `"proba"`, `"score"`, `"labels"`, or `"logits"` (a softmax is
@@ -117,6 +118,25 @@ def as_model(
     before it stay cached.
     """
     if isinstance(obj, TextModel):
+        given = [name for name, value, default in (
+            ("output", output, "auto"), ("labels", labels, None), ("target", target, None),
+            ("score_range", score_range, (0.0, 1.0)), ("threshold", threshold, None),
+            ("batch_size", batch_size, None), ("cache_size", cache_size, None),
+            ("fingerprint", fingerprint, None), ("cache_dir", cache_dir, None),
+            ("tokenizer", tokenizer, None), ("embedding", embedding, None),
+            ("remote", remote, False), ("concurrency", concurrency, None),
+            ("retries", retries, None), ("backoff", backoff, None),
+            ("retry_time", retry_time, None), ("max_length", max_length, None),
+            ("length_policy", length_policy, None), ("length", length, None),
+            ("seed", seed, None), ("sleep", sleep, None),
+        ) if value is not default and not (isinstance(default, tuple) and value == default)]
+        if given:
+            raise ConfigurationError(
+                f"as_model() got {describe(obj)}, which is already a TextModel, with "
+                f"{', '.join(n + '=' for n in given)}: a model's options are set where it is "
+                "made and would be ignored here; pass them to the as_model() call that made "
+                "it, or pass the underlying model"
+            )
         return obj
     options = ModelOptions(
         name=describe(obj),

@@ -15,18 +15,29 @@ Labels of a single-score model come from the one threshold resolver,
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Hashable, Sequence
+from itertools import repeat
 from typing import Any, Literal
 
 import numpy as np
 
-from ..errors import ConfigurationError, FairnessError, ModelCallError, ModelOutputError
+from ..errors import (
+    ConfigurationError,
+    FairnessError,
+    ModelCallError,
+    ModelOutputError,
+    NothingJudgedError,
+)
+from ..runtime.printable import printable
 from ..runtime.progress import progress
 from ..runtime.stack import on_fresh_stack
 from ..types import FloatArray, ModelStats
 from ..validation import check_texts
+from .batching import DEFAULT_BATCH_SIZE, MAX_BATCH, AdaptiveBatches, Batching
 from .cache import (
     DiskCache,
+    Entry,
     Kind,
     PredictionCache,
     Row,
@@ -60,6 +71,13 @@ SUM_TOLERANCE = 1e-4
 _SHOWN = 5  # offending rows shown in an error message
 
 
+def _one_row(row: FloatArray) -> FloatArray:
+    """A stored row as a read-only block of one row (the in-memory cache's `Entry`)."""
+    block = np.array(row, dtype=np.float64).reshape(1, -1)
+    block.setflags(write=False)
+    return block
+
+
 class ModelAdapter:
     """Batching, deduplication, caching, validation and counters for every adapter.
 
@@ -73,6 +91,9 @@ class ModelAdapter:
     """
 
     _hint = ""  # how to fix a wrong output, for error messages
+    #: How batches are sized when no batch size is given (`batching`): "fixed" here;
+    #: scikit-learn estimators send everything at once, plain callables adapt.
+    _batching: Batching = "fixed"
 
     def __init__(
         self,
@@ -114,6 +135,7 @@ class ModelAdapter:
         )
         self._skipped: dict[str, None] = {}
         self._scored: set[str] = set()  # distinct texts sent to the model
+        self._sizer = AdaptiveBatches()  # the "adaptive" policy's size, learned once
         if self._labels is not None:
             if len(set(self._labels)) != len(self._labels) or len(self._labels) < 2:
                 raise ConfigurationError(
@@ -267,6 +289,18 @@ class ModelAdapter:
             kind, rows = self._score_batch(batch)
             self._accept(batch, kind, rows, store)
 
+    def _run_adaptive(self, pairs: list[tuple[str, str]], store: Callable[..., None]) -> None:
+        """Score `pairs` one batch after the other, each of the size the "adaptive"
+        policy holds now, timing each call for it (`batching.AdaptiveBatches`)."""
+        i = 0
+        while i < len(pairs):
+            batch = pairs[i : i + self._sizer.size]
+            i += len(batch)
+            start = time.perf_counter()
+            kind, rows = self._score_batch(batch)
+            self._sizer.observe(len(batch), time.perf_counter() - start)
+            self._accept(batch, kind, rows, store)
+
     # ------------------------------------------------------------------ machinery
 
     def _bump(self, counter: str, n: int = 1) -> None:
@@ -325,31 +359,36 @@ class ModelAdapter:
         self, batch: list[tuple[str, str]], kind: Kind, rows: FloatArray, store: Callable[..., None]
     ) -> None:
         self._check(kind, rows, [s for _, s in batch])
+        texts = [text for text, _ in batch]
         with self._lock:  # each distinct text once, whichever thread scored it (again)
-            new = {text for text, _ in batch} - self._scored
-            self._scored |= new
-            self._counts["unique_scored"] += len(new)
-        for (text, _), row in zip(batch, rows, strict=True):
-            store(text, kind, row)
+            before = len(self._scored)
+            self._scored.update(texts)
+            self._counts["unique_scored"] += len(self._scored) - before
+        store(texts, kind, rows)
 
     def _rows(self, texts: Sequence[str]) -> tuple[Kind | None, FloatArray]:
-        """Rows for `texts`, from the cache or the model; NaN rows for skipped texts."""
+        """Rows for `texts`, from the cache or the model; NaN rows for skipped texts.
+
+        The hot path of every relation, kept to a few C-level passes per request (a 10
+        us/text model must not pay more for the bookkeeping than for the model): texts are
+        deduplicated once, looked up and stored in the cache in bulk, and each batch's
+        rows land in one array by index."""
         texts = check_texts(texts)
         self._bump("requested", len(texts))
         cache = self._cache()
         config = self._config
-        found: dict[str, Row] = {}
-        missing: list[str] = []
-        if cache is None:
-            missing = list(dict.fromkeys(texts))
-        else:
-            for text in dict.fromkeys(texts):
-                hit = cache.get((config, text))
-                if hit is None:
-                    missing.append(text)
-                else:
-                    self._adopt(*hit)
-                    found[text] = hit
+        hits: dict[str, Entry] = {}
+        unique = list(dict.fromkeys(texts))
+        missing: list[str] = unique
+        if cache is not None and unique:
+            found = cache.get_many(list(zip(repeat(config), unique)))
+            if found.count(None) < len(found):
+                hits = {text: hit for text, hit in zip(unique, found, strict=True)
+                        if hit is not None}
+                missing = [text for text, hit in zip(unique, found, strict=True)
+                           if hit is None]
+                kind, block, index = next(iter(hits.values()))
+                self._adopt(kind, block[index])
         disk = self._disk() if missing else None
         if disk is not None:
             stored: dict[str, Row] = {}
@@ -365,36 +404,54 @@ class ModelAdapter:
             if unsound:
                 disk.reject(unsound)
             if stored:
-                for text, hit in stored.items():
-                    self._adopt(*hit)
-                    found[text] = hit
-                    if cache is not None:
-                        cache.put((config, text), hit)
+                entries = {text: (kind, _one_row(row), 0) for text, (kind, row) in stored.items()}
+                for kind, row in stored.values():
+                    self._adopt(kind, row)
+                hits.update(entries)
+                if cache is not None:
+                    cache.put_many(list(zip(repeat(config), entries)), list(entries.values()))
                 missing = [t for t in missing if t not in stored]
-        self._bump("cache_hits", len(found))
+        self._bump("cache_hits", len(hits))
 
         pairs = self._prepare(missing)
         size = self._batch_size or run_settings().batch_size
+        if size is None and self._batching != "adaptive":
+            size = MAX_BATCH if self._batching == "whole" else DEFAULT_BATCH_SIZE
+        fresh: list[tuple[list[str], FloatArray]] = []
         with progress(len(pairs), f"scoring with {self._name}") as advance:
 
-            def store(text: str, kind: Kind, row: FloatArray) -> None:
-                row = np.array(row, dtype=np.float64)
-                row.setflags(write=False)
+            def store(batch: list[str], kind: Kind, rows: FloatArray) -> None:
+                # one read-only copy per batch; each text's cached row is a view of it
+                block = np.array(rows, dtype=np.float64)
+                block.setflags(write=False)
                 if cache is not None:
-                    cache.put((config, text), (kind, row))
+                    cache.put_many(list(zip(repeat(config), batch)),
+                                   list(zip(repeat(kind), repeat(block), range(len(batch)))))
                 if disk is not None:
-                    disk.put(self._disk_config, text, kind, row)
-                found[text] = (kind, row)
-                advance(1)
+                    for text, row in zip(batch, block, strict=True):
+                        disk.put(self._disk_config, text, kind, row)
+                fresh.append((batch, block))
+                advance(len(batch))
 
             try:
-                self._run([pairs[i : i + size] for i in range(0, len(pairs), size)], store)
+                if size is None:
+                    self._run_adaptive(pairs, store)
+                else:
+                    self._run([pairs[i : i + size] for i in range(0, len(pairs), size)], store)
             finally:
                 if disk is not None:
                     disk.flush()
-        return self._kind, self._assemble(texts, found)
+        return self._kind, self._assemble(texts, unique, hits, fresh)
 
-    def _assemble(self, texts: list[str], found: dict[str, Row]) -> FloatArray:
+    def _assemble(
+        self,
+        texts: list[str],
+        unique: list[str],
+        hits: dict[str, Entry],
+        fresh: list[tuple[list[str], FloatArray]],
+    ) -> FloatArray:
+        """The rows of `texts` in order: `hits` from the caches and the `fresh` blocks of
+        the batches scored now, placed by index; NaN for a text the model skipped."""
         if self._kind is not None:
             width = 1 if self._kind == "score" else self._k
         elif not texts:
@@ -403,16 +460,29 @@ class ModelAdapter:
             self._kind, self._k = "proba", len(self._labels)
             width = self._k
         else:
-            raise ConfigurationError(
-                f"every text was skipped (longer than max_length) and {self._name} has not "
-                "scored any text yet, so its number of classes is unknown; pass labels=(...)"
-            )
+            reason = (f"every text was skipped (longer than max_length) and {self._name} has "
+                      "not scored any text yet, so its number of classes is unknown")
+            raise NothingJudgedError(f"{reason}; pass labels=(...) to as_model, and texts "
+                                     "the model scores", reason=reason)
         assert width is not None
-        out = np.full((len(texts), width), np.nan)
-        for i, text in enumerate(texts):
-            hit = found.get(text)
-            if hit is not None:
-                out[i] = hit[1]
+        out = np.full((len(unique), width), np.nan)
+        if (len(fresh) == 1 and not hits and len(fresh[0][0]) == len(unique)
+                and len(unique) == len(texts)):
+            out[:] = fresh[0][1]  # one batch answered every text, in order
+        else:
+            where = dict(zip(unique, range(len(unique)), strict=True))
+            blocks: dict[int, tuple[FloatArray, list[int], list[int]]] = {}
+            for position, (_, block, index) in zip(map(where.__getitem__, hits),
+                                                    hits.values(), strict=True):
+                group = blocks.setdefault(id(block), (block, [], []))
+                group[1].append(position)
+                group[2].append(index)
+            for block, positions, indices in blocks.values():  # one copy per cached block
+                out[positions] = block[indices]
+            for batch, block in fresh:
+                out[list(map(where.__getitem__, batch))] = block
+            if len(unique) != len(texts):
+                return out[list(map(where.__getitem__, texts))]
         return out
 
     def _fits(self, kind: Kind, row: FloatArray) -> bool:
@@ -565,7 +635,8 @@ class ModelAdapter:
     ) -> ModelCallError:
         tries = f" after {attempts} attempts{note}" if attempts > 1 else note
         return ModelCallError(
-            f"{self._name} raised {type(exc).__name__}: {exc}{tries}, called on a batch of "
+            f"{self._name} raised {type(exc).__name__}: {printable(str(exc))}{tries}, called "
+            f"on a batch of "
             f"{len(texts)} text(s) (first: {short(texts[0])}). Predictions of earlier "
             "batches are cached; fix the model (or pass batch_size= if the batch is too "
             "large) and run again."

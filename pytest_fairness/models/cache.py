@@ -49,6 +49,10 @@ from ..validation import check_int
 
 Kind = Literal["proba", "score"]
 Row = tuple[Kind, FloatArray]
+#: What the in-memory cache holds per text: (kind, a read-only block of rows, the index of
+#: the text's row in it). A batch's rows stay one array: storing 40,000 rows costs 40,000
+#: small tuples, not 40,000 array views.
+Entry = tuple[Kind, FloatArray, int]
 
 #: Schema version written in the file; a file with another version is left alone.
 SCHEMA = 1
@@ -71,12 +75,12 @@ class PredictionCache:
 
     def __init__(self, max_entries: int = DEFAULT_CACHE_SIZE) -> None:
         self.max_entries = check_int(max_entries, "cache_size", minimum=1)
-        self._rows: OrderedDict[Hashable, Row] = OrderedDict()
+        self._rows: OrderedDict[Hashable, Entry] = OrderedDict()
         self._lock = threading.Lock()
         self._hits = 0
         self._misses = 0
 
-    def get(self, key: Hashable) -> Row | None:
+    def get(self, key: Hashable) -> Entry | None:
         with self._lock:
             row = self._rows.get(key)
             if row is None:
@@ -86,12 +90,36 @@ class PredictionCache:
                 self._rows.move_to_end(key)
             return row
 
-    def put(self, key: Hashable, row: Row) -> None:
+    def put(self, key: Hashable, row: Entry) -> None:
         with self._lock:
             self._rows[key] = row
             self._rows.move_to_end(key)
             while len(self._rows) > self.max_entries:
                 self._rows.popitem(last=False)
+
+    def get_many(self, keys: Sequence[Hashable]) -> list[Entry | None]:
+        """The rows of `keys` (None for a miss), in order, under one lock: the hot path of
+        a batch, a dictionary look-up per key and nothing else per key."""
+        with self._lock:
+            rows = self._rows
+            found = list(map(rows.get, keys))
+            hits = len(found) - found.count(None)
+            if hits:
+                move = rows.move_to_end
+                for key, row in zip(keys, found, strict=True):
+                    if row is not None:
+                        move(key)
+            self._hits += hits
+            self._misses += len(found) - hits
+            return found
+
+    def put_many(self, keys: Iterable[Hashable], rows: Iterable[Entry]) -> None:
+        """Store `rows` under `keys` (most recently used last), under one lock."""
+        with self._lock:
+            table = self._rows
+            table.update(zip(keys, rows, strict=True))  # new keys go last; a key stored
+            while len(table) > self.max_entries:  # again keeps its place (a race only)
+                table.popitem(last=False)
 
     def stats(self) -> dict[str, int]:
         """`{"entries", "max_entries", "hits", "misses"}` of this cache."""

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .base import ModelAdapter, Output, Row
+from .batching import Batching
 
 __all__ = ["CallableModel"]
 
@@ -13,6 +14,8 @@ __all__ = ["CallableModel"]
 class CallableModel(ModelAdapter):
     """A plain callable `list[str] -> probabilities | scores | labels | logits`, read as
     `output` says (see `as_model`)."""
+
+    _batching: Batching = "adaptive"  # its cost is unknown: measure it (models.batching)
 
     def __init__(
         self, fn: Callable[[list[str]], Any], *, output: Output = "auto", **common: Any

@@ -69,6 +69,12 @@ def check_labels(labels: object) -> tuple[str, ...] | None:
             f"labels must be a sequence of label names, not one string ({labels!r:.60}); "
             'name every class in column order, e.g. labels=("negative", "positive")'
         )
+    if isinstance(labels, (set, frozenset)):
+        raise ConfigurationError(
+            "labels must be in column order, but a set has no order "
+            f"({sorted(map(str, labels))!r:.80}); pass a tuple or list, e.g. "
+            'labels=("negative", "positive")'
+        )
     if not isinstance(labels, Iterable) or isinstance(labels, dict):
         raise ConfigurationError(
             f"labels must be a sequence of label names, got {type(labels).__name__} "

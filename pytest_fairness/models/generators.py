@@ -29,6 +29,7 @@ from ..runtime.progress import Advance, progress
 from ..runtime.stack import on_fresh_stack
 from ..runtime.threads import torch_threads
 from ..validation import check_int, check_number
+from .batching import DEFAULT_BATCH_SIZE
 from .checks import check_flag
 from .defaults import run_settings
 from .torchnn import device_of, eval_mode
@@ -191,7 +192,8 @@ class HFGenerator:
         # Sequences per `generate` call: the run's batch size, never `n` (1,000 samples
         # per prompt in the paper would be one huge batch); the samples' random numbers
         # depend on (seed, step, sample), not on the batching.
-        size = self.batch_size or min(len(texts) * count, run_settings().batch_size)
+        size = self.batch_size or min(len(texts) * count,
+                                      run_settings().batch_size or DEFAULT_BATCH_SIZE)
         config = self._config()
         encoded = [self._encode(p) for p in texts]
         rows = [(j, i) for j in range(len(texts)) for i in range(count)]

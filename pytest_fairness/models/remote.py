@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from ..errors import FairnessError
 from .base import Row
+from .batching import Batching
 from .callables import CallableModel
 from .checks import (
     DEFAULT_BACKOFF,
@@ -43,6 +44,8 @@ class RemoteModel(CallableModel):
     all (`"skip"`): a skipped text is listed in `skipped` and gets a row of NaN, the only
     NaN an adapter ever returns. Every option is checked (`check_remote_options`).
     """
+
+    _batching: Batching = "fixed"  # a server limits its requests
 
     def __init__(
         self,

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import ConfigurationError
 from .base import ModelAdapter, Row
+from .batching import Batching
 
 __all__ = ["SklearnModel"]
 
@@ -24,6 +25,7 @@ class SklearnModel(ModelAdapter):
     """
 
     _hint = " (These rows come from the estimator's predict_proba.)"
+    _batching: Batching = "whole"  # vectorised: one call for everything asked (models.batching)
 
     def __init__(self, estimator: Any, **common: Any) -> None:
         self._estimator = estimator

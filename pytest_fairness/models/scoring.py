@@ -82,13 +82,17 @@ def score_texts(model: TextModel, texts: Iterable[str], *, need_scores: bool = F
         else:
             proba = np.asarray(model.predict_proba(texts), dtype=np.float64)
             scores = np.asarray(model.score(texts), dtype=np.float64)
-    except ConfigurationError:
-        if proba is None:  # the adapter's rows are in its cache, or scored again
-            proba = np.asarray(model.predict_proba(texts), dtype=np.float64)
-        if need_scores or proba.shape[1] <= 2:
-            raise
-        return Scores(unique, proba, np.nanmax(proba, axis=1), index, has_scores=False)
-    return Scores(unique, proba, scores, index)
+    except ConfigurationError as exc:
+        error = exc  # handled below, outside the except block: shown once, not chained
+    else:
+        return Scores(unique, proba, scores, index)
+    if need_scores:
+        raise error
+    if proba is None:  # the adapter's rows are in its cache; any error is raised alone
+        proba = np.asarray(model.predict_proba(texts), dtype=np.float64)
+    if proba.shape[1] <= 2:
+        raise error
+    return Scores(unique, proba, np.nanmax(proba, axis=1), index, has_scores=False)
 
 
 def labels_of(model: TextModel, scores: Scores, threshold: float | None) -> dict[str, str]:

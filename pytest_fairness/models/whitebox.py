@@ -14,6 +14,7 @@ from ..errors import ConfigurationError
 from ..types import TextModel
 from ..validation import check_int, check_texts
 from .adapt import as_model
+from .batching import DEFAULT_BATCH_SIZE
 from .defaults import run_settings
 
 if TYPE_CHECKING:
@@ -73,4 +74,6 @@ def nonempty_texts(texts: Sequence[str]) -> list[str]:
 def batch_size_or_run(batch_size: int | None) -> int:
     """`batch_size`, else the run's; `ConfigurationError` unless a positive integer."""
     size = run_settings().batch_size if batch_size is None else batch_size
+    if size is None:  # the run leaves it to the model: a white-box model's fixed size
+        size = DEFAULT_BATCH_SIZE
     return check_int(size, "batch_size", minimum=1)

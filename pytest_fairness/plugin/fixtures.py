@@ -83,7 +83,7 @@ def fairness_model(pytestconfig: pytest.Config, fairness_settings: Settings) -> 
         from .loading import load_object
 
         obj = load_object(spec, what="model", rootdir=pytestconfig.rootpath)
-        return as_model(obj, batch_size=fairness_settings.batch_size)
+        return as_model(obj)  # the run's --fairness-batch-size is read when it scores
 
     model: TextModel = _configured(load)
     return model
@@ -108,7 +108,9 @@ def fairness_corpus(pytestconfig: pytest.Config, fairness_settings: Settings) ->
         obj = load_object(spec, what="corpus", rootdir=pytestconfig.rootpath)
         if isinstance(obj, Corpus):
             return obj
-        return Corpus.from_source(obj, column=fairness_settings.corpus_column)
+        return Corpus.from_source(obj, column=fairness_settings.corpus_column,
+                                  encoding=fairness_settings.corpus_encoding,
+                                  errors=fairness_settings.corpus_errors)
 
     corpus: Corpus = _configured(load)
     return corpus

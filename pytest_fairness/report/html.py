@@ -46,7 +46,7 @@ from .text import (
     segments,
     totals_segments,
 )
-from .values import fmt, now, surrogates_escaped
+from .values import file_escaped, fmt, now
 
 __all__ = ["HTML_MAX_INPUTS", "render_html"]
 
@@ -773,4 +773,4 @@ def render_html(summary: Summary, *, created: str | None = None, figures: bool =
                   "(the largest measures of a relation judged on a mean, say):"))
     parts.append("</main></body></html>")
     # a lone surrogate (UTF-8 cannot write it) is shown as its escape
-    return surrogates_escaped("\n".join(parts)) + "\n"
+    return file_escaped("\n".join(parts)) + "\n"

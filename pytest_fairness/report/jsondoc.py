@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from .comparison import Comparison
 from .summary import Group, RecordedTest, Summary, build_summary
-from .values import now, surrogates_escaped
+from .values import file_escaped, now
 
 __all__ = [
     "BASELINE_KIND",
@@ -65,7 +65,7 @@ def check_document(doc: Any, kind: str, where: str) -> dict[str, Any]:
 def dumps(doc: Any) -> str:
     """`doc` as the report files write it: indented, UTF-8, no NaN, a final newline; a
     lone surrogate in a text (which UTF-8 cannot hold) is written as its JSON escape."""
-    return surrogates_escaped(
+    return file_escaped(
         json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
 
 
@@ -136,7 +136,20 @@ def to_json_doc(
 def from_json_doc(doc: Mapping[str, Any]) -> Summary:
     """Rebuild the `Summary` of a run from its `fairness.json` document."""
     checked = check_document(dict(doc), REPORT_KIND, "this document")
-    tests = [RecordedTest.from_payload(t) for t in checked.get("tests") or []]
+    entries = checked.get("tests") or []
+    if not isinstance(entries, list):
+        raise ValueError(f"'tests' must be a list of test objects, got "
+                         f"{type(entries).__name__}")
+    tests = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("nodeid"), str):
+            raise ValueError(f"tests[{i}] must be an object with a string 'nodeid', got "
+                             f"{entry!r:.80}")
+        try:
+            tests.append(RecordedTest.from_payload(entry))
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise ValueError(f"tests[{i}] ({entry['nodeid']!r:.80}) is malformed: "
+                             f"{type(exc).__name__}: {exc}") from None
     comparison = checked.get("comparison")
     return build_summary(
         tests,

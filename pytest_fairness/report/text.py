@@ -615,7 +615,8 @@ def _change_lines(c: MetricChange, width: int) -> list[str]:
 
 
 def _comparison_section(c: Comparison, width: int, verbosity: int, style: _Style) -> list[str]:
-    verdict = "FAIL" if c.failed else ("WARN" if c.regressions else "PASS")
+    verdict = "FAIL" if c.failed else ("WARN" if c.regressions or not c.compared
+                                       else "PASS")  # nothing compared passes nothing
     lines = [style(f"baseline comparison against {printable(c.baseline)} "
                    f"(tolerance: {c.tolerance.describe()})", "bold")]
     if c.regressions:

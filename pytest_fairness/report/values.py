@@ -8,15 +8,17 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import re
-import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+
+from ..runtime.printable import printable
 
 __all__ = [
     "OPS",
     "Op",
     "Status",
+    "file_escaped",
     "fmt",
     "fmt_exact",
     "holds",
@@ -25,7 +27,6 @@ __all__ = [
     "now",
     "number",
     "printable",
-    "surrogates_escaped",
     "terminal_line",
     "to_builtin",
     "worse",
@@ -137,36 +138,8 @@ def now() -> str:
 # Terminal safety: the one helper everything printed goes through
 # ---------------------------------------------------------------------------------------
 
-#: Characters that reorder the text around them on a terminal (Unicode Bidi_Control):
-#: shown as escapes like control characters.
-_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
-                           "\u2066\u2067\u2068\u2069")
-#: Categories a terminal acts on instead of showing: control characters (C0, DEL, C1:
-#: ESC, BEL, NUL, backspace, CSI, ...), lone surrogates (unencodable), line and
-#: paragraph separators.
-_UNSAFE_CATEGORIES = frozenset(("Cc", "Cs", "Zl", "Zp"))
 #: The colour sequences (SGR, ``ESC[...m``) the text summary adds itself.
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def _escaped(ch: str) -> str:
-    if ch in _BIDI_CONTROLS or unicodedata.category(ch) in _UNSAFE_CATEGORIES:
-        return repr(ch)[1:-1]
-    return ch
-
-
-def printable(text: str) -> str:
-    """`text` with every character a terminal would act on instead of showing -- control
-    characters (ESC, BEL, NUL, backspace, carriage return, DEL, the C1 range), lone
-    surrogates, line and paragraph separators, bidirectional overrides and isolates --
-    shown as a visible escape, as `repr` writes it (``\\x1b``, ``\\u202e``); every
-    other character is kept. Every line the package prints from recorded or user data goes
-    through it: failure messages, warnings, the fairness summary, the report CLI. (The HTML
-    page escapes for HTML instead.) Idempotent: an escape is printable."""
-    text = str(text)
-    if text.isprintable():
-        return text
-    return "".join(_escaped(ch) for ch in text)
 
 
 def terminal_line(line: str, *, color: bool = False) -> str:
@@ -183,13 +156,18 @@ def terminal_line(line: str, *, color: bool = False) -> str:
     return "".join(out)
 
 
-#: A lone surrogate: a code point UTF-8 cannot encode (from text decoded with
-#: ``errors="surrogateescape"``, or built by hand).
-_SURROGATE = re.compile("[\ud800-\udfff]")
+#: What a report file writes as an escape: lone surrogates (UTF-8 cannot encode them),
+#: C0 controls other than tab, newline and carriage return, DEL and the C1 range (a
+#: terminal runs them when the file is printed), bidirectional controls and invisible
+#: format characters (they hide or reorder text).
+_FILE_UNSAFE = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+                          "\u00ad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e"
+                          "\u2060-\u2069\ufeff]")
 
 
-def surrogates_escaped(text: str) -> str:
-    """`text` with each lone surrogate written as its escape (``\\ud800``), so a file
-    can be written as UTF-8: in JSON the escape reads back as the same code point; in HTML
-    it shows as the escape. Every other character is kept."""
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+def file_escaped(text: str) -> str:
+    """`text` with each character of `_FILE_UNSAFE` written as its escape
+    (``\\ud800``, ``\\u001b``), so a report file can be written as UTF-8 and printed
+    safely: in JSON (whose strings are the only place such characters occur) the escape
+    reads back as the same code point; in HTML it shows as the escape."""
+    return _FILE_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

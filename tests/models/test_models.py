@@ -354,7 +354,10 @@ def test_unreadable_outputs() -> None:
 
 def test_a_text_model_is_returned_unchanged() -> None:
     model = pf.as_model(length_score)
-    assert pf.as_model(model, batch_size=3) is model
+    assert pf.as_model(model) is model
+    # an option given with it would be ignored: refused (issue 14), no longer dropped
+    with pytest.raises(ConfigurationError, match="already a TextModel, with batch_size="):
+        pf.as_model(model, batch_size=3)
 
 
 def test_unknown_objects_and_bad_options() -> None:

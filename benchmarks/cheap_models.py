@@ -1,0 +1,120 @@
+"""Overhead of `as_model` on cheap models (issue 16): scoring 40,000 distinct template
+sentences through the adapter with its defaults (cache on, batch size chosen by the
+adapter) against one raw call of the model on the same list, measured side by side in one
+run.
+
+Two real models:
+
+- alt-profanity-check, a scikit-learn pipeline (``profanity_check.predict_prob``), passed
+  to `as_model` as the fitted estimator (the "whole" batching policy: one call);
+- VADER (``vaderSentiment``), a lexicon model wrapped in a plain callable (the
+  "adaptive" policy: two timed probes, then batches sized from them).
+
+Each arm runs `--repeats` times, alternating raw and adapter, with a fresh adapter each
+time (no cache carried over); the figure is the ratio of medians. Goal: at most 1.10.
+
+Run::
+
+    python benchmarks/cheap_models.py            # 40,000 texts, 5 repeats
+    python benchmarks/cheap_models.py --n 5000 --repeats 3 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+GOAL = 1.10
+
+
+def template_sentences(n: int) -> list[str]:
+    """`n` distinct short sentences from templates x identity terms x adjectives."""
+    templates = ["{} is a {} person.", "I met a {} {} yesterday.", "The {} neighbour was {}.",
+                 "My {} friend is really {}.", "Everyone says {} people are {}."]
+    terms = ["gay", "straight", "muslim", "christian", "jewish", "black", "white", "asian",
+             "old", "young", "deaf", "blind", "american", "mexican", "female", "male"]
+    adjectives = ["kind", "nice", "awful", "smart", "lazy", "friendly", "rude", "honest",
+                  "stupid", "brave", "boring", "funny", "quiet", "loud", "careful"]
+    out: list[str] = []
+    k = 0
+    while len(out) < n:
+        for t in templates:
+            for a in terms:
+                for b in adjectives:
+                    out.append(t.format(a, b) + ("" if k == 0 else f" ({k})"))
+                    if len(out) == n:
+                        return out
+        k += 1
+    return out
+
+
+def timed(fn: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def measure(name: str, raw: Callable[[list[str]], Any], adapted: Callable[[], Any],
+            texts: list[str], repeats: int) -> dict[str, Any]:
+    raw(texts[:100])  # warm both paths (imports, first-call set-up)
+    adapted().score(texts[:100])
+    raws, ours = [], []
+    for _ in range(repeats):
+        raws.append(timed(lambda: raw(texts)))
+        model = adapted()
+        ours.append(timed(lambda m=model: m.score(texts)))
+    ratio = statistics.median(ours) / statistics.median(raws)
+    return {"model": name, "texts": len(texts), "raw_s": statistics.median(raws),
+            "as_model_s": statistics.median(ours), "ratio": ratio, "goal": GOAL,
+            "calls": model.stats.calls}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=40_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+
+    import profanity_check
+    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+    import pytest_fairness as pf
+
+    texts = template_sentences(args.n)
+    assert len(set(texts)) == len(texts)
+    vader = SentimentIntensityAnalyzer()
+
+    def vader_scores(batch: list[str]) -> list[float]:
+        return [vader.polarity_scores(t)["compound"] for t in batch]
+
+    estimator = profanity_check.profanity_check.model
+    vectorizer = profanity_check.profanity_check.vectorizer
+    from sklearn.pipeline import make_pipeline
+
+    pipeline = make_pipeline(vectorizer, estimator)
+    rows = [
+        measure("alt-profanity-check (scikit-learn pipeline)", pipeline.predict_proba,
+                lambda: pf.as_model(pipeline), texts, args.repeats),
+        measure("VADER (lexicon, callable)", vader_scores,
+                lambda: pf.as_model(vader_scores, score_range=(-1.0, 1.0)), texts,
+                args.repeats),
+    ]
+    load = os.getloadavg()[0]
+    print(f"cheap models: {len(texts):,} distinct texts, {os.cpu_count()} cores, "
+          f"load {load:.2f}")
+    for r in rows:
+        print(f"  {r['model']}: raw {r['raw_s']:.3f} s, as_model {r['as_model_s']:.3f} s "
+              f"({r['calls']} calls) -> ratio {r['ratio']:.3f} (goal <= {GOAL})")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump({"rows": rows, "load": load, "cores": os.cpu_count()}, handle, indent=2)
+
+
+if __name__ == "__main__":
+    main()
