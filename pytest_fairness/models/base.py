@@ -58,7 +58,7 @@ from .defaults import run_settings, session_cache
 from .outputs import as_array, numeric, short, show_row, sigmoid, softmax
 from .thresholds import unit_threshold
 
-__all__ = ["SKIPPED_LABEL", "SUM_TOLERANCE", "Kind", "ModelAdapter", "Output", "Row"]
+__all__ = ["SKIPPED_LABEL", "SUM_TOLERANCE", "Batch", "Kind", "ModelAdapter", "Output", "Row"]
 
 Output = Literal["auto", "proba", "score", "labels", "logits"]
 """How to read a model's raw output; see `as_model`."""
@@ -69,6 +69,18 @@ SKIPPED_LABEL = "<skipped>"
 SUM_TOLERANCE = 1e-4
 
 _SHOWN = 5  # offending rows shown in an error message
+
+
+#: Texts to score and what is sent to the model for each (the same list unless a remote
+#: scorer truncates some), in order.
+Batch = tuple[list[str], list[str]]
+
+
+def _slice(work: Batch, start: int, size: int) -> Batch:
+    """Texts `start` to `start + size` of `work` (one list when both sides are one)."""
+    keys, sent = work
+    part = keys[start : start + size]
+    return (part, part) if sent is keys else (part, sent[start : start + size])
 
 
 def _one_row(row: FloatArray) -> FloatArray:
@@ -267,10 +279,10 @@ class ModelAdapter:
     def _default_labels(self, k: int) -> tuple[str, ...]:
         return tuple(str(i) for i in range(k))
 
-    def _prepare(self, texts: list[str]) -> list[tuple[str, str]]:
-        """Pairs (text, what to send) for texts not in the cache; remote scorers override
-        this to apply the length policy."""
-        return [(t, t) for t in texts]
+    def _prepare(self, texts: list[str]) -> Batch:
+        """(texts, what to send for each) for texts not in the cache: the same list here;
+        remote scorers override this to apply the length policy."""
+        return texts, texts
 
     def _invoke(self, texts: list[str]) -> Any:
         """`_call` counted, with its exceptions wrapped in `ModelCallError`."""
@@ -283,22 +295,22 @@ class ModelAdapter:
         except Exception as exc:
             raise self._call_error(texts, exc, attempts=1) from exc
 
-    def _run(self, batches: list[list[tuple[str, str]]], store: Callable[..., None]) -> None:
+    def _run(self, batches: list[Batch], store: Callable[..., None]) -> None:
         """Score `batches` one after the other; the first error stops the run."""
         for batch in batches:
             kind, rows = self._score_batch(batch)
             self._accept(batch, kind, rows, store)
 
-    def _run_adaptive(self, pairs: list[tuple[str, str]], store: Callable[..., None]) -> None:
-        """Score `pairs` one batch after the other, each of the size the "adaptive"
+    def _run_adaptive(self, work: Batch, store: Callable[..., None]) -> None:
+        """Score `work` one batch after the other, each of the size the "adaptive"
         policy holds now, timing each call for it (`batching.AdaptiveBatches`)."""
         i = 0
-        while i < len(pairs):
-            batch = pairs[i : i + self._sizer.size]
-            i += len(batch)
+        while i < len(work[0]):
+            batch = _slice(work, i, self._sizer.size)
+            i += len(batch[0])
             start = time.perf_counter()
             kind, rows = self._score_batch(batch)
-            self._sizer.observe(len(batch), time.perf_counter() - start)
+            self._sizer.observe(len(batch[0]), time.perf_counter() - start)
             self._accept(batch, kind, rows, store)
 
     # ------------------------------------------------------------------ machinery
@@ -351,15 +363,15 @@ class ModelAdapter:
             "disk": disk.stats() if disk is not None else None,
         }
 
-    def _score_batch(self, batch: list[tuple[str, str]]) -> Row:
-        sent = [s for _, s in batch]
+    def _score_batch(self, batch: Batch) -> Row:
+        sent = batch[1]
         return self._convert(self._invoke(sent), sent)
 
     def _accept(
-        self, batch: list[tuple[str, str]], kind: Kind, rows: FloatArray, store: Callable[..., None]
+        self, batch: Batch, kind: Kind, rows: FloatArray, store: Callable[..., None]
     ) -> None:
-        self._check(kind, rows, [s for _, s in batch])
-        texts = [text for text, _ in batch]
+        texts, sent = batch
+        self._check(kind, rows, sent)
         with self._lock:  # each distinct text once, whichever thread scored it (again)
             before = len(self._scored)
             self._scored.update(texts)
@@ -381,7 +393,7 @@ class ModelAdapter:
         unique = list(dict.fromkeys(texts))
         missing: list[str] = unique
         if cache is not None and unique:
-            found = cache.get_many(list(zip(repeat(config), unique)))
+            found = cache.get_many(config, unique)
             if found.count(None) < len(found):
                 hits = {text: hit for text, hit in zip(unique, found, strict=True)
                         if hit is not None}
@@ -409,23 +421,23 @@ class ModelAdapter:
                     self._adopt(kind, row)
                 hits.update(entries)
                 if cache is not None:
-                    cache.put_many(list(zip(repeat(config), entries)), list(entries.values()))
+                    cache.put_many(config, list(entries), list(entries.values()))
                 missing = [t for t in missing if t not in stored]
         self._bump("cache_hits", len(hits))
 
-        pairs = self._prepare(missing)
+        work = self._prepare(missing)
         size = self._batch_size or run_settings().batch_size
         if size is None and self._batching != "adaptive":
             size = MAX_BATCH if self._batching == "whole" else DEFAULT_BATCH_SIZE
         fresh: list[tuple[list[str], FloatArray]] = []
-        with progress(len(pairs), f"scoring with {self._name}") as advance:
+        with progress(len(work[0]), f"scoring with {self._name}") as advance:
 
             def store(batch: list[str], kind: Kind, rows: FloatArray) -> None:
                 # one read-only copy per batch; each text's cached row is a view of it
                 block = np.array(rows, dtype=np.float64)
                 block.setflags(write=False)
                 if cache is not None:
-                    cache.put_many(list(zip(repeat(config), batch)),
+                    cache.put_many(config, batch,
                                    list(zip(repeat(kind), repeat(block), range(len(batch)))))
                 if disk is not None:
                     for text, row in zip(batch, block, strict=True):
@@ -435,9 +447,10 @@ class ModelAdapter:
 
             try:
                 if size is None:
-                    self._run_adaptive(pairs, store)
+                    self._run_adaptive(work, store)
                 else:
-                    self._run([pairs[i : i + size] for i in range(0, len(pairs), size)], store)
+                    self._run([_slice(work, i, size) for i in range(0, len(work[0]), size)],
+                              store)
             finally:
                 if disk is not None:
                     disk.flush()

@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import os
 import re
 import sqlite3
 import threading
 import warnings
 import zlib
-from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -67,75 +67,91 @@ class CacheWarning(UserWarning):
 
 
 class PredictionCache:
-    """A least-recently-used map from a key (configuration, text) to a prediction row.
+    """A least-recently-used map from keys to prediction entries, bounded in entries.
 
-    Holds at most `max_entries` rows; the least recently used goes first. Thread-safe.
-    `stats()` counts look-ups that hit and missed.
+    Keys live in namespaces (an adapter's configuration: the options that change its
+    outputs), so the hot path never builds a (configuration, text) tuple per text:
+    `get_many(space, texts)` and `put_many(space, texts, entries)` do a dictionary
+    operation per text and nothing else. Each namespace is a plain dict in recency order
+    (a hit moves its key to the end); when the bound is passed, the least recently used
+    entries of the namespace being written go first, then those of the others. Holds at
+    most `max_entries` entries in all. Thread-safe. `stats()` counts look-ups that hit and
+    missed. `get(key)`/`put(key, entry)` use the namespace None.
     """
 
     def __init__(self, max_entries: int = DEFAULT_CACHE_SIZE) -> None:
         self.max_entries = check_int(max_entries, "cache_size", minimum=1)
-        self._rows: OrderedDict[Hashable, Entry] = OrderedDict()
+        self._spaces: dict[Hashable, dict[Hashable, Entry]] = {}
+        self._size = 0
         self._lock = threading.Lock()
         self._hits = 0
         self._misses = 0
 
     def get(self, key: Hashable) -> Entry | None:
-        with self._lock:
-            row = self._rows.get(key)
-            if row is None:
-                self._misses += 1
-            else:
-                self._hits += 1
-                self._rows.move_to_end(key)
-            return row
+        return self.get_many(None, [key])[0]
 
-    def put(self, key: Hashable, row: Entry) -> None:
-        with self._lock:
-            self._rows[key] = row
-            self._rows.move_to_end(key)
-            while len(self._rows) > self.max_entries:
-                self._rows.popitem(last=False)
+    def put(self, key: Hashable, entry: Entry) -> None:
+        self.put_many(None, [key], [entry])
 
-    def get_many(self, keys: Sequence[Hashable]) -> list[Entry | None]:
-        """The rows of `keys` (None for a miss), in order, under one lock: the hot path of
-        a batch, a dictionary look-up per key and nothing else per key."""
+    def get_many(self, space: Hashable, keys: Sequence[Hashable]) -> list[Entry | None]:
+        """The entries of `keys` in `space` (None for a miss), in order, under one lock."""
         with self._lock:
-            rows = self._rows
-            found = list(map(rows.get, keys))
+            table = self._spaces.get(space)
+            found: list[Entry | None] = (list(map(table.get, keys)) if table
+                                         else [None] * len(keys))
             hits = len(found) - found.count(None)
-            if hits:
-                move = rows.move_to_end
-                for key, row in zip(keys, found, strict=True):
-                    if row is not None:
-                        move(key)
+            if hits and table is not None:
+                pop = table.pop
+                for key, entry in zip(keys, found, strict=True):
+                    if entry is not None:
+                        table[key] = pop(key)  # most recently used: last
             self._hits += hits
             self._misses += len(found) - hits
             return found
 
-    def put_many(self, keys: Iterable[Hashable], rows: Iterable[Entry]) -> None:
-        """Store `rows` under `keys` (most recently used last), under one lock."""
+    def put_many(self, space: Hashable, keys: Sequence[Hashable],
+                 entries: Sequence[Entry]) -> None:
+        """Store `entries` under `keys` in `space` (most recently used last)."""
         with self._lock:
-            table = self._rows
-            table.update(zip(keys, rows, strict=True))  # new keys go last; a key stored
-            while len(table) > self.max_entries:  # again keeps its place (a race only)
-                table.popitem(last=False)
+            table = self._spaces.setdefault(space, {})
+            before = len(table)
+            table.update(zip(keys, entries, strict=True))
+            self._size += len(table) - before
+            if self._size > self.max_entries:
+                self._evict(space)
+
+    def _evict(self, first: Hashable) -> None:
+        """Drop the least recently used entries until the bound holds: those of `first`
+        (the namespace just written) before the others, in one pass per namespace."""
+        order = [first, *(s for s in self._spaces if s != first)]
+        for space in order:
+            excess = self._size - self.max_entries
+            if excess <= 0:
+                return
+            table = self._spaces[space]
+            drop = list(itertools.islice(iter(table), min(excess, len(table))))
+            for key in drop:
+                del table[key]
+            self._size -= len(drop)
+            if not table:
+                del self._spaces[space]
 
     def stats(self) -> dict[str, int]:
         """`{"entries", "max_entries", "hits", "misses"}` of this cache."""
         with self._lock:
             return {
-                "entries": len(self._rows),
+                "entries": self._size,
                 "max_entries": self.max_entries,
                 "hits": self._hits,
                 "misses": self._misses,
             }
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return self._size
 
     def __contains__(self, key: Hashable) -> bool:
-        return key in self._rows
+        table = self._spaces.get(None)
+        return table is not None and key in table
 
 
 def cache_file(directory: str | Path, fingerprint: str) -> Path:

@@ -11,7 +11,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Literal
 
 from ..errors import FairnessError
-from .base import Row
+from .base import Batch, Row
 from .batching import Batching
 from .callables import CallableModel
 from .checks import (
@@ -77,21 +77,24 @@ class RemoteModel(CallableModel):
         self._random = random.Random(checked["seed"])
         self._sleep = sleep
 
-    def _prepare(self, texts: list[str]) -> list[tuple[str, str]]:
+    def _prepare(self, texts: list[str]) -> Batch:
         limit = self._max_length
         if limit is None:
-            return [(t, t) for t in texts]
-        pairs: list[tuple[str, str]] = []
+            return texts, texts
+        keys: list[str] = []
+        sent: list[str] = []
         for text in texts:
             if call_length(self._length, text) <= limit:
-                pairs.append((text, text))
+                keys.append(text)
+                sent.append(text)
             elif self._policy == "truncate":
-                pairs.append((text, _truncate(text, limit, self._measure)))
+                keys.append(text)
+                sent.append(_truncate(text, limit, self._measure))
                 self._bump("truncated")
             else:
                 with self._lock:
                     self._skipped[text] = None
-        return pairs
+        return keys, sent
 
     def _measure(self, text: str) -> float:
         return call_length(self._length, text)
@@ -123,7 +126,7 @@ class RemoteModel(CallableModel):
             waited += delay
             attempt += 1
 
-    def _run(self, batches: list[list[tuple[str, str]]], store: Callable[..., None]) -> None:
+    def _run(self, batches: list[Batch], store: Callable[..., None]) -> None:
         """Score batches concurrently; keep every batch that succeeds, then raise the first
         error (in batch order). Batches not started when an error arrives are cancelled."""
         workers = min(self._concurrency, len(batches))

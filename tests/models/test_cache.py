@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pytest_fairness as pf
 from pytest_fairness import context as recording
@@ -463,3 +465,56 @@ def test_a_changed_length_function_is_scored_again(tmp_path: Path) -> None:
     assert len(calls) == 1  # the same function: from disk
     in_new_session(lambda: score(by_words))
     assert len(calls) == 2  # another length function: scored again
+
+
+def _entry(value: float) -> Any:
+    return ("score", np.array([[value]]), 0)
+
+
+def test_the_memory_cache_evicts_the_least_recently_used_first() -> None:
+    cache = PredictionCache(3)
+    cache.put_many("cfg", ["a", "b", "c"], [_entry(1), _entry(2), _entry(3)])
+    assert cache.get_many("cfg", ["a"])[0] is not None  # a is now the most recent
+    cache.put_many("cfg", ["d"], [_entry(4)])
+    found = cache.get_many("cfg", ["a", "b", "c", "d"])
+    assert [f is not None for f in found] == [True, False, True, True]
+    assert len(cache) == 3
+
+
+def test_namespaces_share_one_bound_and_the_writer_evicts_its_own_first() -> None:
+    cache = PredictionCache(3)
+    cache.put_many("other", ["x"], [_entry(0)])
+    cache.put_many("cfg", ["a", "b"], [_entry(1), _entry(2)])
+    cache.put_many("cfg", ["c"], [_entry(3)])
+    assert cache.get_many("other", ["x"])[0] is not None
+    assert [f is not None for f in cache.get_many("cfg", ["a", "b", "c"])] == [False, True, True]
+    assert cache.get_many("cfg", ["x"]) == [None]  # namespaces never mix
+    cache.put_many("cfg", ["d", "e", "f"], [_entry(4), _entry(5), _entry(6)])
+    assert len(cache) == 3  # cfg's own oldest (b, c, d) went first; x stays
+    assert cache.get_many("other", ["x"])[0] is not None
+    assert [f is not None for f in cache.get_many("cfg", ["d", "e", "f"])] == [False, True, True]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.lists(st.sampled_from("abcdefg"), max_size=4)),
+                max_size=30), st.integers(1, 5))
+def test_the_memory_cache_matches_a_reference_lru(ops: list[tuple[bool, list[str]]],
+                                                  size: int) -> None:
+    cache = PredictionCache(size)
+    reference: list[str] = []  # least recently used first
+    for is_put, keys in ops:
+        keys = list(dict.fromkeys(keys))
+        if is_put:
+            cache.put_many("ns", keys, [_entry(1.0)] * len(keys))
+            for key in keys:
+                if key not in reference:
+                    reference.append(key)
+            del reference[: max(0, len(reference) - size)]
+        else:
+            found = cache.get_many("ns", keys)
+            assert [f is not None for f in found] == [k in reference for k in keys]
+            for key in keys:
+                if key in reference:
+                    reference.remove(key)
+                    reference.append(key)
+        assert len(cache) == len(reference)
