@@ -137,6 +137,12 @@ class ModelOptions:
             raise ConfigurationError(
                 f"output={self.output!r:.60} is not one of {', '.join(repr(o) for o in _OUTPUTS)}"
             )
+        if checked["cache_dir"] is not None and self.fingerprint is None:
+            raise ConfigurationError(
+                "cache_dir= keeps predictions between runs only for a model with a "
+                "fingerprint (a name that changes whenever the model changes); pass "
+                'fingerprint="my-model-v1" too, or leave cache_dir= out'
+            )
         if self.fingerprint is not None:
             check_fingerprint(self.fingerprint)
         remote = check_remote_options(

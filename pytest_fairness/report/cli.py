@@ -55,6 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("-q", "--quiet", action="count", default=0)
     parser.add_argument("--width", type=int, default=shutil.get_terminal_size().columns)
     args = parser.parse_args(argv)
+    if args.width < 20:
+        parser.error(f"--width must be at least 20 columns, got {args.width}")
     try:
         summary = load_json(report_file(args.json))
     except (OSError, ValueError, KeyError) as exc:

@@ -130,11 +130,16 @@ def test_adapter_options_are_part_of_the_key(tmp_path: Path) -> None:
 
 
 def test_a_model_without_fingerprint_is_never_persisted(tmp_path: Path) -> None:
+    settings = Settings(cache_dir=str(tmp_path))  # the run's --fairness-cache-dir
     first, second = Recorder(), Recorder()
-    in_new_session(lambda: pf.as_model(first, cache_dir=tmp_path).score(TEXTS))
-    in_new_session(lambda: pf.as_model(second, cache_dir=tmp_path).score(TEXTS))
+    in_new_session(lambda: pf.as_model(first).score(TEXTS), settings)
+    in_new_session(lambda: pf.as_model(second).score(TEXTS), settings)
     assert second.scored == len(TEXTS)
     assert list(tmp_path.iterdir()) == []
+    # asked for by the model itself, a cache directory without a fingerprint is refused
+    # (issue 14: it used to be ignored in silence)
+    with pytest.raises(ConfigurationError, match="fingerprint="):
+        pf.as_model(first, cache_dir=tmp_path)
 
 
 def test_no_cache_also_turns_the_disk_off(tmp_path: Path) -> None:

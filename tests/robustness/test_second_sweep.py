@@ -198,3 +198,17 @@ def test_a():
     out = result.stdout.str()
     assert "PASS: 0 regressed" not in out
     result.stdout.fnmatch_lines(["  WARN: 0 regressed, 0 improved, 0 unchanged, 1 new*"])
+
+
+def test_a_cache_directory_without_a_fingerprint_is_refused(tmp_path: Path) -> None:
+    refused(lambda: pf.as_model(_const, cache_dir=str(tmp_path)), ConfigurationError,
+            "cache_dir=", "fingerprint=")
+
+
+@pytest.mark.parametrize("width", ["0", "-5", "19"])
+def test_the_report_cli_refuses_a_width_too_small(tmp_path: Path, width: str) -> None:
+    proc = subprocess.run([sys.executable, "-m", "pytest_fairness.report", str(tmp_path),
+                           f"--width={width}"], capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert proc.returncode == 2
+    assert "--width must be at least 20" in proc.stderr
