@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from .perturb.gender import Target
     from .perturb.kinds import PerturbationKind
     from .perturb.mutations import MutationKind
+    from .perturb.name_swap import Names
     from .perturb.templates import Template, TemplateSet
     from .resources.embeddings import VectorsLike
     from .resources.fluency import FluencyScorer
@@ -506,7 +507,7 @@ def names(
 
 def name_perturbations(
     corpus: Corpus | CorpusSource,
-    names: Sequence[str] | st.SearchStrategy[str] | None = None,
+    names: Names | st.SearchStrategy[str] | None = None,
     *,
     kind: str = "pronoun",
     groups: NameGroups | None = None,
@@ -524,14 +525,17 @@ def name_perturbations(
     list's order (`pytest_fairness.perturb.names`: grammar kept by role, exact spans).
     Shrinks toward the shortest text and a single, earliest name.
 
-    `names` is a list of names, a strategy of names such as `names(origin="India")` (a
-    non-empty list of distinct names is drawn from it), or None for
+    `names` is a list of names, names with their groups in any form PSA's ``names=``
+    takes (a mapping name -> group, (name, group) pairs, a data-frame-like object with
+    "name" and "group" columns: `perturb.split_names`), a strategy of names such as
+    `names(origin="India")` (a non-empty list of distinct names is drawn from it), or None for
     `pytest_fairness.resources.names.popular("en")` (20 names, read when the strategy is first
     used). Computing a package list at import time would
     load spaCy; pass the `names` strategy instead. `subset=False` always uses the whole
     list (the |X| x |N| design of psa), `max_names` caps the subset size. `groups` maps
     each name to its group (or is a function of the name, e.g.
-    `pytest_fairness.resources.names.gender_of`) for the perturbations' `to_group`.
+    `pytest_fairness.resources.names.gender_of`) for the perturbations' `to_group`; names
+    given with their groups set it already (giving both raises `ConfigurationError`).
     """
     source = _corpus(corpus)
     _check_kind(kind)
@@ -541,13 +545,21 @@ def name_perturbations(
     _flag("subset", subset)
     _nlp_arg(nlp)
     name_list: tuple[str, ...] | None = None
+    name_groups = groups
     if isinstance(names, st.SearchStrategy):
         if not subset:
             raise ConfigurationError(
                 "subset=False needs a list of names (a strategy of names has no whole list)"
             )
     elif names is not None:
-        name_list = _check_names(names)
+        name_list, given_groups = _split_names(names)
+        if given_groups is not None:
+            if groups is not None:
+                raise ConfigurationError(
+                    "names= already gives each name its group (a mapping, pairs or a "
+                    "table); pass groups= only with a plain list of names"
+                )
+            name_groups = given_groups
 
     def build() -> _NamedAnchors:
         from .perturb import names as replace_anchor
@@ -575,7 +587,7 @@ def name_perturbations(
         return _NamedAnchors(
             anchors=tuple(sorted(usable, key=lambda anchor: _length(anchor.text))),
             names=drawn,
-            groups=groups,
+            groups=name_groups,
             subset=subset,
             max_names=max_names,
         )
@@ -852,16 +864,18 @@ def _check_kind(kind: str) -> None:
         )
 
 
-def _check_names(names: Sequence[str]) -> tuple[str, ...]:
-    """`names` as distinct, non-empty, stripped names (`perturb.name_swap.check_names`:
-    an empty list or a name given twice raises, as in `psa`)."""
-    from .perturb.name_swap import check_names
+def _split_names(names: object) -> tuple[tuple[str, ...], dict[str, str | None] | None]:
+    """The names and their groups (None for a plain list) of any form PSA's ``names=``
+    takes (`perturb.name_swap.split_names`): distinct, non-empty, stripped names (an empty
+    list or a name given twice raises, as in `psa`)."""
+    from .perturb.name_swap import split_names
 
     if isinstance(names, str):
         raise ConfigurationError(
             f"names must be a list of names, not the string {names!r}; pass [{names!r}]"
         )
-    return tuple(check_names(names))
+    found, groups = split_names(names)
+    return tuple(found), groups
 
 
 def _may_swap() -> Callable[[str], bool]:

@@ -268,6 +268,41 @@ def test_names_drawn_from_a_strategy_and_grouped_by_a_function() -> None:
         assert {p.to_group for p in case.perturbations} <= {"early", "late"}
 
 
+class _Table:
+    """A data-frame-like object: columns, and a list per column name (as pandas gives)."""
+
+    columns = ("name", "group")
+
+    def __init__(self, rows: list[tuple[str, str]]) -> None:
+        self.rows = rows
+
+    def __getitem__(self, column: str) -> list[str]:
+        return [row[self.columns.index(column)] for row in self.rows]
+
+
+GROUPED = {"Alice": "female", "Bob": "male", "Carol": ("female", "Black")}
+
+
+@pytest.mark.parametrize(
+    "names",
+    [GROUPED, list(GROUPED.items()), _Table(list(GROUPED.items())),  # type: ignore[arg-type]
+     {"name": list(GROUPED), "group": list(GROUPED.values())}],
+    ids=["mapping", "pairs", "table", "dict-of-columns"],
+)
+def test_name_perturbations_take_names_with_groups_as_psa_does(names: Any) -> None:
+    expected = {"Alice": "female", "Bob": "male", "Carol": "female, Black"}
+    for case in drawn(fst.name_perturbations(CORPUS, names, subset=False), n=5):
+        got = {p.to_words[0].removesuffix("'s"): p.to_group for p in case.perturbations}
+        assert got == expected
+
+
+def test_names_with_groups_and_groups_too_is_an_error() -> None:
+    with pytest.raises(ConfigurationError, match="pass groups= only with a plain list"):
+        fst.name_perturbations(CORPUS, GROUPED, groups=lambda name: "x")
+    with pytest.raises(ConfigurationError, match="unique"):
+        fst.name_perturbations(CORPUS, [("Alice", "f"), ("Alice", "m")])
+
+
 def test_a_path_corpus(tmp_path: Path) -> None:
     path = tmp_path / "corpus.txt"
     path.write_text("\n".join(CORPUS) + "\n", encoding="utf-8")

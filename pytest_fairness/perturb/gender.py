@@ -86,6 +86,7 @@ from .kinds import PerturbationKind
 from .name_pairs import default_name_pairs
 from .name_pairs import is_first_name_token as _is_first_name_token
 from .name_pairs import name_pairs as _name_pairs
+from .name_pairs import phrase_at as _phrase_at
 
 __all__ = [
     "TARGETS",
@@ -385,7 +386,10 @@ def _swap(
     edits: dict[int, Edit] = {}
     sources: set[str] = set()
     text: str = doc.text
+    skip_to = 0  # tokens inside a name of several words already swapped
     for token in doc:
+        if token.i < skip_to:
+            continue
         low = token.text.lower()
         if (low in tables.pronoun_gender or low in tables.word_gender or pairs) and joined(
             text, token.idx, token.idx + len(token.text)
@@ -441,12 +445,21 @@ def _swap(
                         edits[article.idx] = _span_edit(article, wanted)
             continue
         if pairs and _is_first_name_token(token):
+            found = _phrase_at(doc, token.i, pairs)  # "José Antonio": the name whole
             key = token.text if casing_of(token.text) != "upper" else token.text.title()
-            if key in pairs:
-                gender_or_none, other = pairs[key]
-                edits[token.idx] = _span_edit(token, other)
-                if gender_or_none is not None:
-                    sources.add(gender_or_none)
+            if found is not None:
+                key, size = found
+                last = doc[token.i + size - 1]
+                end = last.idx + len(last.text)
+                edits[token.idx] = Edit(token.idx, end, pairs[key][1])
+                skip_to = token.i + size
+            elif key not in pairs:
+                continue
+            else:
+                edits[token.idx] = _span_edit(token, pairs[key][1])
+            gender_or_none = pairs[key][0]
+            if gender_or_none is not None:
+                sources.add(gender_or_none)
     if not edits:
         return None
     from_group = next(iter(sources)) if len(sources) == 1 else None

@@ -20,16 +20,24 @@ one, else overall:
    with the male names again, cycling by rank: those pairs are one-way (swapping twice
    does not give the first name back); the pairs of equal rank are mutual.
 
-A name both lists of a source give to both genders, or to which two sources give
-different genders, is left out. Names of several words or with a hyphen are left out,
-as a swap matches one token.
+A name both lists of a source give to both genders is left out. A Wikidata name the
+Census lists lack takes the gender most countries give it
+(`pytest_fairness.resources.names.consensus_gender`: at least 80% of the countries that
+list it under one gender only; "Samson" is male though one country lists it as female),
+else it is left out ("Ugo"). Names spelt like a gendered word of the swap ("King",
+"Prince", "Lady", "Earl", "Son") are left out: the swap reads them as the words. A given
+name of several words ("José Antonio", at most `MAX_NAME_WORDS`) is an entry and is
+swapped whole (`phrase_at` finds it before its first word alone); a hyphenated name is
+not, and each of its parts is swapped on its own ("Karl-Heinz" -> "Gina-Lotte").
 
 A token counts as a first name when its text is in the table, whatever the entity
-recogniser says (it tags "Amanda" or "Justin" as organisations): capitalised (or in
-capitals), not read as a function word (determiner, pronoun, auxiliary, ...), not right
-after a title ("Mr. James": a surname), and not right after another capitalised proper
-noun ("Mary James": a surname). Your own mapping (``swap_names={"Alice": "Bob"}``) is
-matched the same way.
+recogniser says (it tags "Amanda" or "Justin" as organisations, "Doreen" in "We met
+Doreen yesterday" as a date, "Xavier" as a number): capitalised (or in capitals), not a
+stop word read as a function word ("Will" as an auxiliary; "Ulrike" tagged as a
+preposition is still a name), not a date or number entity when the name is itself a
+month, weekday or season ("in June") or a number, not right after a title ("Mr. James":
+a surname), and not right after another capitalised proper noun ("Mary James": a
+surname). Your own mapping (``swap_names={"Alice": "Bob"}``) is matched the same way.
 """
 
 from __future__ import annotations
@@ -56,6 +64,32 @@ _FUNCTION_POS = frozenset(
 
 def _one_token(name: str) -> bool:
     return bool(name) and name.isalpha() and name[0].isupper()
+
+
+def _name_words(name: str) -> bool:
+    """A given name of one word, or of several ("José Antonio", "Miguel Ángel"), each
+    a capitalised word of letters: the swap matches it whole (`phrase_at`)."""
+    return all(_one_token(part) for part in name.split(" "))
+
+
+#: The most words a given name in the table has ("María del Carmen" has three).
+MAX_NAME_WORDS = 3
+
+
+def phrase_at(doc: Any, i: int, pairs: Mapping[str, object]) -> tuple[str, int] | None:
+    """The longest given name of several words in `pairs` that starts at token `i` of
+    `doc` (its words separated by one space each), as (the name, its number of tokens),
+    or None."""
+    for n in range(MAX_NAME_WORDS, 1, -1):
+        if i + n > len(doc):
+            continue
+        span = doc[i : i + n]
+        if any(t.whitespace_ != " " for t in span[:-1]):
+            continue
+        phrase = " ".join(t.text for t in span)
+        if phrase in pairs:
+            return phrase, n
+    return None
 
 
 def _pair_by_rank(
@@ -111,9 +145,9 @@ def _country_groups() -> list[tuple[list[str], list[str]]]:
     out: list[tuple[list[str], list[str]]] = []
     for country in countries:
         female = [n for n in name_lists.by_origin(country, "female", clean=False)
-                  if _one_token(n)]
+                  if _name_words(n) and n.count(" ") < MAX_NAME_WORDS]
         male = [n for n in name_lists.by_origin(country, "male", clean=False)
-                if _one_token(n)]
+                if _name_words(n) and n.count(" ") < MAX_NAME_WORDS]
         if female and male:
             out.append((female, male))
     return out
@@ -133,8 +167,8 @@ def default_name_pairs() -> dict[str, tuple[str, str]]:
     """
     from ..resources import names as name_lists
 
-    female = _not_stop_words(name_lists.by_gender("female", clean=False))
-    male = _not_stop_words(name_lists.by_gender("male", clean=False))
+    female = _usable(name_lists.by_gender("female", clean=False))
+    male = _usable(name_lists.by_gender("male", clean=False))
     gender: dict[str, str] = {n: "female" for n in female}
     gender.update({n: "male" for n in male})
     pairs: dict[str, tuple[str, str]] = {}
@@ -146,11 +180,9 @@ def default_name_pairs() -> dict[str, tuple[str, str]]:
     groups = _country_groups()
     country_gender: dict[str, str | None] = {}
     for group_f, group_m in groups:
-        for names_, g in ((group_f, "female"), (group_m, "male")):
-            for n in names_:
-                if n not in gender:
-                    seen = country_gender.get(n, g)
-                    country_gender[n] = g if seen == g else None
+        for n in (*group_f, *group_m):
+            if n not in gender and n not in country_gender:
+                country_gender[n] = name_lists.consensus_gender(n)
     usable = set(name_lists.not_words(n for n, g in country_gender.items() if g))
     for group_f, group_m in groups:
         own_f = [n for n in group_f if n in usable and country_gender[n] == "female"]
@@ -163,11 +195,23 @@ def default_name_pairs() -> dict[str, tuple[str, str]]:
     return pairs
 
 
-def _not_stop_words(names: Iterable[str]) -> list[str]:
-    """`names` without spaCy's English stop words ("Will", "May", "So"): never names."""
+def _usable(names: Iterable[str]) -> list[str]:
+    """`names` without spaCy's English stop words ("Will", "May", "So": never names) and
+    the gendered words of the swap ("King", "Prince", "Earl", "Son": the swap reads them
+    as the words, `resources.names.gendered_nouns`)."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
-    return [n for n in names if len(n) >= 2 and n.lower() not in STOP_WORDS]
+    from ..resources.names import gendered_nouns
+
+    words = gendered_nouns()
+    return [n for n in names
+            if len(n) >= 2 and n.lower() not in STOP_WORDS and n.lower() not in words]
+
+
+def _date_words() -> frozenset[str]:
+    from ..resources.names import DATE_WORDS
+
+    return DATE_WORDS
 
 
 @functools.lru_cache(maxsize=65536)
@@ -216,17 +260,21 @@ def name_pairs(swap_names: bool | Mapping[str, str]) -> dict[str, tuple[str | No
 def is_first_name_token(token: Any) -> bool:
     """Whether a spaCy token whose text is in a pair table stands for a first name.
 
-    Capitalised (or all capitals), not a function word, not a date or number entity, a
-    proper noun when the name is also a common word ("Frank", "Jack"), not after a title
-    and not after another capitalised proper noun (a surname); an ORG or GPE entity tag
-    does not matter, so "Amanda" tagged ORG is still a name (module docstring).
+    Capitalised (or all capitals), not a stop word read as a function word, not a date
+    or number entity when spelt as a date word or a number ("in June"), a proper noun
+    when the name is also a common word ("Frank", "Jack"), not after a title and not
+    after another capitalised proper noun (a surname); other entity tags do not matter,
+    so "Amanda" tagged ORG and "Doreen" tagged DATE are names (module docstring).
     """
     text: str = token.text
-    if not text[:1].isupper() or token.pos_ in _FUNCTION_POS:
-        return False
-    if token.ent_type_ in _NOT_PERSON_ENTITIES:
-        return False  # "in June", "April 3": a date, not a name
+    if not text[:1].isupper() or (token.pos_ in _FUNCTION_POS and token.is_stop):
+        return False  # "Will", "May" as auxiliaries; "Ulrike" tagged ADP is still a name
     key = text if not text.isupper() else text.title()
+    if token.ent_type_ in _NOT_PERSON_ENTITIES and (
+        key.lower() in _date_words() or token.like_num
+    ):
+        return False  # "in June", "April 3": a date, not a name
+    # other names the recogniser puts in a date ("We met Doreen yesterday") are names
     if token.pos_ != "PROPN" and _word_like(key):
         return False  # "Frank talk", "Rich people": a word, not a name
     if token.i > 0:

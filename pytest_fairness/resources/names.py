@@ -32,14 +32,34 @@ in the perturbed sentence (psa, section 2.1); "Will", "May", "June", "Grant" or 
 read as words and change more than the name. A name is dropped when spaCy's English
 pipeline reads it as something other than a name:
 
+0. it does not start with a capital letter (a source's stray entries, such as a
+   lower-case phrase in Wikidata's India list);
 1. its lower-case form is a spaCy stop word ("will", "may", "so", "an");
 2. its lower-case form is listed as a verb, adjective or adverb in the pipeline's
    lemmatizer index (WordNet-derived: "grant", "major", "true", "frank", "rich", "rose",
-   "hope"); nouns are not used because that index also lists proper names;
+   "hope"); nouns are not used because that index also lists proper names. Also: a
+   gendered word of the gender swap's word resource (`gendered_nouns`: "King", "Prince",
+   "Princess", "Lady", "Earl", "Marquis", "Son" are Census names; the swap reads them as
+   the words, so "Son" would become "Daughter"), or a month, weekday or season
+   (`DATE_WORDS`: "June", "April", "Autumn"; only the entity recogniser could tell the
+   name from the date, and it is wrong both ways), or an abbreviation of the tokenizer
+   ("Pa.", "Del.": at the end of a sentence the full stop stays with the name);
 3. placed in three short sentences ("{} said that it was fine.", "We met {} yesterday.",
    "I talked to {} about it."), it is not tagged as a proper noun in at least two, or the
-   entity recognizer reads it as a date or time in at least two ("June", "April",
-   "August", "Summer").
+   entity recognizer reads it as a date or time in at least two;
+4. gendered lists of Wikidata names only (`by_origin`, `popular` for other languages):
+   the sources give the name another gender (`consensus_gender`; a name on both lists
+   of its country, such as "Krishna" in India, stays on both, and the alternating lists
+   leave it out): the US Census 1990 where it lists the name
+   ("Karan", male in India, is female in the US Census; "Jan" and "Jamie" are on both
+   Census lists), else the Wikidata countries, 80% of which must agree (`origin_gender`:
+   "Ugo" is male in Italy and Malta, female in Nigeria). A gender group, and the gender
+   swap's name pairs, need one gender per name.
+
+Not cleaned: names of several words or with a hyphen ("José Antonio", "Karl-Heinz") are
+names; PSA puts them in whole, and the gender swap swaps a given name of several words
+whole ("José Antonio" -> "Ana María") and the parts of a hyphenated one one by one
+("Karl-Heinz" -> "Gina-Lotte").
 
 The filter errs on the side of dropping (a few real names such as "Frank" or "Rose" go
 too; the lists are long). It needs spaCy and an English pipeline; the verdicts depend on
@@ -84,6 +104,8 @@ from ..validation import check_int
 
 __all__ = [
     "CENSUS_SOURCE",
+    "DATE_WORDS",
+    "ORIGIN_GENDER_SHARE",
     "RACES",
     "RACE_SHARE",
     "RACE_SOURCE",
@@ -91,13 +113,16 @@ __all__ = [
     "by_origin",
     "by_race",
     "clean",
+    "consensus_gender",
     "countries",
     "gender_label",
     "gender_of",
+    "gendered_nouns",
     "genders",
     "groups",
     "languages",
     "not_words",
+    "origin_gender",
     "popular",
     "race_of",
     "races",
@@ -130,6 +155,18 @@ RACES: dict[str, str] = {
 }
 #: A name is associated with a race/ethnicity when at least this share of its bearers has it.
 RACE_SHARE = 0.8
+#: Month, weekday and season names, lower case (facts of English, written here). A first
+#: name spelt like one ("June", "April", "Autumn") is cleaned out of the lists: in a
+#: sentence only the entity recogniser can tell the name from the date, and it reads
+#: names next to "yesterday" as dates too.
+DATE_WORDS: frozenset[str] = frozenset({
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday",
+    "friday", "saturday", "sunday", "spring", "summer", "autumn", "fall", "winter",
+})
+#: The gender of a name across the Wikidata country lists: at least this share of the
+#: countries that list it under one gender only must agree (as the Census rule's 80%).
+ORIGIN_GENDER_SHARE = 0.8
 
 
 # --------------------------------------------------------------------------- sources
@@ -253,7 +290,7 @@ _LOADED: set[str] = set()
 
 
 # Bump when `_judge` decides differently, so verdicts stored by an older version are not read.
-_VERDICT_FORMAT = 1
+_VERDICT_FORMAT = 3
 
 
 def _verdict_file(key: str) -> Path:
@@ -330,10 +367,33 @@ def _word_classes(language: Any) -> frozenset[str]:
     return frozenset(words)
 
 
+@functools.lru_cache(maxsize=1)
+def gendered_nouns() -> frozenset[str]:
+    """The gendered words of the project's word resource (``data/gender_words.json``, the
+    one the gender swap uses), lower case: "king", "prince", "lady", "earl", "son"."""
+    from importlib import resources as files
+
+    path = files.files("pytest_fairness").joinpath("data", "gender_words.json")
+    words = json.loads(path.read_text(encoding="utf-8"))
+    found: set[str] = set(words.get("before_names", {}))
+    for table in ("pairs", "to_male_only", "to_female_only"):
+        for row in words.get(table, []):
+            found.update(w for w in row[:2] if isinstance(w, str))
+    return frozenset(found)
+
+
 @functools.lru_cache(maxsize=4)
 def _lexicon(key: str, language: Any) -> tuple[frozenset[str], frozenset[str]]:
+    """(stop words, words that are never a name here): the pipeline's verbs, adjectives
+    and adverbs, the gendered words of the swap, `DATE_WORDS` and the tokenizer's
+    capitalised abbreviations (cleaning steps 1-2)."""
     stop = frozenset(getattr(language.Defaults, "stop_words", ()))
-    return stop, _word_classes(language)
+    exceptions = getattr(language.Defaults, "tokenizer_exceptions", {}) or {}
+    abbreviations = frozenset(  # "Pa.", "Del." (US states): the full stop joins the name
+        key[:-1].lower() for key in exceptions
+        if key.endswith(".") and key[:-1].isalpha() and key[:1].isupper()
+    )
+    return stop, _word_classes(language) | gendered_nouns() | DATE_WORDS | abbreviations
 
 
 def _judge(names: Sequence[str], language: Any) -> None:
@@ -347,7 +407,7 @@ def _judge(names: Sequence[str], language: Any) -> None:
     contextual: list[str] = []
     for name in todo:
         low = name.lower()
-        if len(name) < 2 or low in stop or low in word_classes:
+        if len(name) < 2 or not name[:1].isupper() or low in stop or low in word_classes:
             _VERDICTS[(key, name)] = False
         else:
             contextual.append(name)
@@ -413,8 +473,9 @@ def _pipeline() -> Any:
 
 def not_words(names: Iterable[str]) -> list[str]:
     """`names` without those whose lower-case form is a stop word, a verb, an adjective or
-    an adverb of the English pipeline (cleaning steps 1 and 2 of the module docstring,
-    without parsing: fast on long lists). Order is kept. Needs spaCy."""
+    an adverb of the English pipeline, a gendered word or a date word (cleaning steps 1
+    and 2 of the module docstring, without parsing: fast on long lists). Order is kept.
+    Needs spaCy."""
     language = _pipeline()
     stop, word_classes = _lexicon(_pipeline_key(language), language)
     return [n for n in dict.fromkeys(names)
@@ -506,6 +567,8 @@ def popular(
             )
         female = _tidy(data["fnames"][code], latin_only=False)
         male = _tidy(data["mnames"][code], latin_only=False)
+        if clean:  # as in `by_origin`
+            female, male = _agreeing(female, male, "female"), _agreeing(male, female, "male")
     if gender is None:
         return _balanced(female, male, n, clean)
     return _take(female if _gender(gender) == "female" else male, n, do_clean=clean)
@@ -569,6 +632,8 @@ def by_origin(
         )
     female = _tidy(data["female_by_country"].get(match, []), latin_only)
     male = _tidy(data["male_by_country"].get(match, []), latin_only)
+    if clean:  # a name of a gender the sources contradict is dropped (cleaning step 4)
+        female, male = _agreeing(female, male, "female"), _agreeing(male, female, "male")
     if gender is None:
         return _balanced(female, male, n, clean)
     return _take(female if _gender(gender) == "female" else male, n, do_clean=clean)
@@ -577,6 +642,56 @@ def by_origin(
 def gender_of(name: str) -> str | None:
     """"female" or "male" when the Census lists give `name` one gender (>= 80%), else None."""
     return _census().gender.get(name.strip().capitalize())
+
+
+@functools.lru_cache(maxsize=1)
+def _origin_votes() -> dict[str, tuple[int, int]]:
+    """Name -> (countries listing it as female only, as male only), over every country of
+    the Wikidata lists (a country listing it under both genders does not vote)."""
+    data = _wikidata()
+    votes: dict[str, list[int]] = {}
+    for country, males in data["male_by_country"].items():
+        female = set(_tidy(data["female_by_country"].get(country, []), latin_only=False))
+        male = set(_tidy(males, latin_only=False))
+        for name in female ^ male:
+            votes.setdefault(name, [0, 0])[0 if name in female else 1] += 1
+    return {name: (f, m) for name, (f, m) in votes.items()}
+
+
+def origin_gender(name: str) -> str | None:
+    """The gender the Wikidata country lists agree on for `name`: "female" or "male" when
+    at least `ORIGIN_GENDER_SHARE` (80%) of the countries that list it under one gender
+    only list it under that one ("Samson": male in nine countries, female in one), else
+    None ("Ugo": male in Italy and Malta, female in Nigeria). Needs checklist-pattern."""
+    female, male = _origin_votes().get(str(name).strip(), (0, 0))
+    total = female + male
+    if not total:
+        return None
+    if female >= ORIGIN_GENDER_SHARE * total:
+        return "female"
+    return "male" if male >= ORIGIN_GENDER_SHARE * total else None
+
+
+def consensus_gender(name: str) -> str | None:
+    """The one gender the packaged sources give `name`, as the gender swap's name pairs
+    use it: the US Census 1990 gender (`gender_of`) when the Census lists the name at all
+    (a name on both Census lists, such as "Jan" or "Jamie", has none: None), else
+    `origin_gender` (None without checklist-pattern)."""
+    census = _census()
+    key = str(name).strip()
+    if key in census.frequency["female"] or key in census.frequency["male"]:
+        return census.gender.get(key)
+    try:
+        return origin_gender(key)
+    except MissingDependencyError:
+        return None
+
+
+def _agreeing(names: Sequence[str], others: Sequence[str], gender: Gender) -> list[str]:
+    """`names` of a gendered list whose `consensus_gender` is `gender`, and those also on
+    the list of the other gender, `others` (cleaning step 4; `_balanced` drops these)."""
+    both = set(names) & set(others)
+    return [name for name in names if name in both or consensus_gender(name) == gender]
 
 
 def genders(names: Iterable[str]) -> dict[str, str | None]:

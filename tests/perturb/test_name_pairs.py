@@ -76,6 +76,31 @@ def test_a_user_mapping_name_is_a_name_whatever_ner_says(nlp: Any) -> None:
     assert p.perturbed == "Zoltan met Quilla."
 
 
+def test_a_given_name_of_several_words_is_swapped_whole(nlp: Any) -> None:
+    pairs = {"José Antonio": "Ana María", "José": "Lucía"}
+    p = perturb.gender_swap("José Antonio said that he was tired.", nlp=nlp, swap_names=pairs)
+    assert p is not None
+    assert p.perturbed == "Ana María said that she was tired."
+    assert [s.text for s in p.original_spans] == ["José Antonio", "he"]
+    # the first word alone is another name; a surname after it stays
+    p = perturb.gender_swap("José Garcia said that he was tired.", nlp=nlp, swap_names=pairs)
+    assert p is not None
+    assert p.perturbed == "Lucía Garcia said that she was tired."
+
+
+def test_the_table_holds_the_names_of_several_words_of_the_lists() -> None:
+    from pytest_fairness.errors import MissingDependencyError
+    from pytest_fairness.resources import names as N
+
+    try:
+        several = [n for n in N.by_origin("Mexico") if " " in n]
+    except MissingDependencyError:
+        pytest.skip("checklist-pattern is not installed: no Wikidata lists")
+    assert several, "Mexico's Wikidata list has given names of several words"
+    table = name_pairs.default_name_pairs()
+    assert all(n in table for n in several)
+
+
 def test_the_table_covers_every_census_name_but_stop_words() -> None:
     from pytest_fairness.resources import names as N
 
@@ -112,5 +137,66 @@ def test_name_coverage_benchmark_on_a_sample_of_the_census_lists(nlp: Any) -> No
         sys.path.pop(0)
     for gender in ("female", "male"):
         names = random.Random(1).sample(N.by_gender(gender, n=400), 15)
-        share, failures = name_coverage.coverage(names, nlp)
+        share, failures = name_coverage.coverage([(n, gender) for n in names], nlp)
         assert share >= name_coverage.GOAL, failures[:5]
+
+
+def test_name_coverage_benchmark_on_a_sample_of_every_packaged_list(nlp: Any) -> None:
+    import random
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
+    try:
+        import name_coverage
+    finally:
+        sys.path.pop(0)
+    for label, names in name_coverage.name_lists().items():
+        sample = random.Random(2).sample(names, min(len(names), 8))
+        share, failures = name_coverage.coverage(sample, nlp)
+        assert share >= name_coverage.GOAL, (label, failures[:5])
+
+
+def _swapped(text: str, name: str, nlp: Any) -> str:
+    p = perturb.gender_swap(text, nlp=nlp, swap_names=True)
+    assert p is not None, text
+    return text.replace(name, name_pairs.default_name_pairs()[name][1])
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("We met Doreen yesterday.", "Doreen"),  # the recogniser: "Doreen yesterday" a DATE
+    ("Everyone likes Xavier.", "Xavier"),  # tagged CARDINAL
+    ("Magnolia's car is red.", "Magnolia"),  # DATE
+    ("Everyone likes Ulrike.", "Ulrike"),  # tagged ADP
+    ("Leigha arrived early.", "Leigha"),  # tagged AUX
+])
+def test_a_name_the_tagger_or_recogniser_misreads_still_swaps(
+    nlp: Any, text: str, name: str
+) -> None:
+    p = perturb.gender_swap(text, nlp=nlp, swap_names=True)
+    assert p is not None
+    assert p.perturbed == _swapped(text, name, nlp)
+
+
+def test_dates_and_auxiliaries_stay_words(nlp: Any) -> None:
+    p = perturb.gender_swap("In June she left.", nlp=nlp, swap_names=True)
+    assert p is not None
+    assert p.perturbed == "In June he left."
+    p = perturb.gender_swap("Will May come?", nlp=nlp, swap_names={"Will": "Ann"})
+    assert p is None
+
+
+def test_names_spelt_like_gendered_words_are_not_in_the_table() -> None:
+    table = name_pairs.default_name_pairs()
+    for word in ("King", "Prince", "Princess", "Lady", "Earl", "Marquis", "Son"):
+        assert word not in table  # the swap reads them as the words: King -> Queen
+
+
+@pytest.mark.skipif(importlib.util.find_spec("checklist") is None,
+                    reason="names by origin read checklist-pattern's data")
+def test_a_wikidata_name_takes_the_gender_most_countries_give_it() -> None:
+    table = name_pairs.default_name_pairs()
+    assert table["Samson"][0] == "male"  # male in nine countries, female in one
+    assert table["Chitra"][0] == "female"  # Nepal lists it as both: no vote
+    assert table["Prem"][0] == "male"
+    assert "Ugo" not in table  # male in Italy and Malta, female in Nigeria: no gender

