@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         NothingJudgedError,
     )
     from .models import ModelFamily, as_model, register_model_family
+    from .models.distributed import ray_model
     from .models.generators import hf_generator
     from .models.gradients import prediction_sensitivity
     from .models.mitigation import AveragedModel, SmoothedModel, average, mitigation_curve, smooth
@@ -93,6 +94,7 @@ _EXPORTS: dict[str, str] = {
     "Case": "types",
     # inputs: models and corpora
     "as_model": "models",
+    "ray_model": "models.distributed",
     "ModelFamily": "models",
     "register_model_family": "models",
     "hf_generator": "models.generators",

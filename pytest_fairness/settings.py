@@ -23,6 +23,13 @@ class Settings:
     """Where `fairness_corpus` comes from: an import path, or a .txt/.csv/.jsonl file."""
     corpus_column: str = "text"
     """Column (CSV) or key (JSONL) holding the text."""
+    executor: str = "local"
+    """Where the `fairness_model` fixture's model scores: "local" (this process) or "ray"
+    (`pf.ray_model`: loaded once in each of `ray_workers` Ray workers)."""
+    ray_workers: int = 2
+    """Ray workers of ``executor="ray"``."""
+    ray_address: str | None = None
+    """A Ray cluster's address for ``executor="ray"`` (None: a local Ray)."""
     corpus_encoding: str | None = None
     """Text encoding of the corpus file (`Corpus(encoding=)`; None: UTF-8, BOM allowed)."""
     corpus_errors: str | None = None
@@ -69,6 +76,14 @@ class Settings:
             raise ConfigurationError(
                 f"fairness on-empty policy must be 'fail' or 'skip', got {self.on_empty!r}; "
                 "set --fairness-on-empty (or the fairness_on_empty ini key)")
+        if self.executor not in ("local", "ray"):
+            raise ConfigurationError(
+                f"fairness executor must be 'local' or 'ray', got {self.executor!r}; set "
+                "--fairness-executor (or the fairness_executor ini key)")
+        if self.ray_workers < 1:
+            raise ConfigurationError(
+                f"fairness Ray workers must be a positive integer, got {self.ray_workers}; "
+                "set --fairness-ray-workers (or fairness_ray_workers)")
         if self.batch_size is not None and self.batch_size < 1:
             raise ConfigurationError(
                 f"fairness batch size must be a positive integer, got {self.batch_size}; "

@@ -8,6 +8,7 @@ it. What the fixtures load (models, corpora, the graph) is imported on first use
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -82,6 +83,13 @@ def fairness_model(pytestconfig: pytest.Config, fairness_settings: Settings) -> 
         from ..models import as_model
         from .loading import load_object
 
+        if fairness_settings.executor == "ray":  # loaded once in each Ray worker
+            from ..models.distributed import ray_model
+
+            return ray_model(functools.partial(load_object, spec, what="model",
+                                               rootdir=pytestconfig.rootpath),
+                             workers=fairness_settings.ray_workers,
+                             address=fairness_settings.ray_address)
         obj = load_object(spec, what="model", rootdir=pytestconfig.rootpath)
         return as_model(obj)  # the run's --fairness-batch-size is read when it scores
 

@@ -45,6 +45,10 @@ SETTING_OPTIONS: tuple[tuple[str, type, str], ...] = (
     ("cache_dir", str, "directory of persistent prediction caches (SQLite, one file per "
      "model fingerprint=); models without a fingerprint are never persisted"),
     ("no_cache", bool, "turn prediction caches off (memory and disk)"),
+    ("executor", str, "where the fairness_model fixture's model scores: local, or ray (a pool "
+     "of Ray workers, each loading the model once: pytest_fairness.ray_model)"),
+    ("ray_workers", int, "Ray workers of --fairness-executor=ray"),
+    ("ray_address", str, "a Ray cluster's address for --fairness-executor=ray"),
     ("on_empty", str, "what a relation that judged nothing (the model skipped every input) "
      "does: fail (the test fails with the counts) or skip (the test is skipped with them)"),
 )
@@ -57,6 +61,7 @@ SHOWN_DEFAULTS: dict[str, str] = {
     "batch_size": "auto",
     "corpus_encoding": "utf-8",
     "corpus_errors": "strict",
+    "ray_address": "a local Ray",
 }
 
 #: Options of the run's reports and gates (not `Settings` fields: they configure artifacts,

@@ -29,6 +29,7 @@ EXTRAS: dict[str, str] = {
     "sklearn": "sklearn",
     "joblib": "sklearn",
     "matplotlib": "report",
+    "ray": "ray",
 }
 #: The PyPI name of an optional top-level module that no extra provides, where it differs.
 PACKAGES: dict[str, str] = {
