@@ -83,6 +83,15 @@ def _slice(work: Batch, start: int, size: int) -> Batch:
     return (part, part) if sent is keys else (part, sent[start : start + size])
 
 
+def _is_number(text: str) -> bool:
+    """Whether `text` reads as a number ("0.5", "-1e3")."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _one_row(row: FloatArray) -> FloatArray:
     """A stored row as a read-only block of one row (the in-memory cache's `Entry`)."""
     block = np.array(row, dtype=np.float64).reshape(1, -1)
@@ -730,10 +739,17 @@ class ModelAdapter:
         labels = self._labels
         if textual and labels is None:
             seen = sorted(set(values))
+            if all(_is_number(v) for v in seen):
+                raise ModelOutputError(
+                    f"{self._name} returns numbers as strings (e.g. {seen[:3]!r}); return "
+                    "numbers (e.g. [float(x) for x in ...]), or pass output=\"labels\" "
+                    "with labels=(...) if they are class names"
+                )
+            example = tuple(seen) if len(seen) > 1 else (*seen, "<the other class>")
             raise ConfigurationError(
                 f"{self._name} returns string labels (e.g. {seen[:4]!r}); pass "
                 "labels=(...) to as_model naming every class in a fixed order, e.g. "
-                f"labels={tuple(seen)!r}"
+                f"labels={example!r}"
             )
         names = labels if labels is not None else ("0", "1")
         index: list[int] = []

@@ -290,8 +290,7 @@ class FairnessSession:
                         "fairness report: " + ", ".join(str(path) for path in written))
                 self._fail_run(session, REPORT_ERRORS, failures)
         except OSError as exc:
-            summary = summary.with_notes(f"fairness: could not write {exc.filename}: "
-                                         f"{exc.strerror}")
+            summary = summary.with_notes(_write_error(exc))
             self._fail_run(session, REPORT_ERRORS, 1)
         self.summary = summary
 
@@ -441,3 +440,16 @@ def _outcome(report: pytest.TestReport) -> str:
     if hasattr(report, "wasxfail"):
         return "xfailed" if report.skipped else "xpassed"
     return report.outcome
+
+
+def _write_error(exc: OSError) -> str:
+    """The note of a report or baseline file that could not be written: the path, why,
+    and the fix where the cause is a path that cannot hold it."""
+    where = exc.filename
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        return (f"fairness: could not write under {where}: it is a file, not a directory; "
+                "choose a path whose parent folders are folders")
+    if isinstance(exc, PermissionError):
+        return (f"fairness: could not write {where}: permission denied; choose a writable "
+                "path")
+    return f"fairness: could not write {where}: {exc.strerror}"

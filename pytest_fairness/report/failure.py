@@ -161,7 +161,8 @@ def render_violations(
     listed = list(violations)[:shown]
     if not listed:
         return []
-    head = printable(title or f"worst {len(listed)} of {n_total} discriminatory input(s)")
+    total = max(n_total, len(violations))  # a result may record more than it counts
+    head = printable(title or f"worst {len(listed)} of {total} discriminatory input(s)")
     lines = [f"{head} (changed words in {LEFT}...{RIGHT}):"]
     rows = [["#", printable(measure_name), "scores (labels): original -> perturbed"]]
     for i, v in enumerate(listed, 1):

@@ -212,3 +212,32 @@ def test_the_report_cli_refuses_a_width_too_small(tmp_path: Path, width: str) ->
                           check=False)
     assert proc.returncode == 2
     assert "--width must be at least 20" in proc.stderr
+
+
+def test_a_baseline_path_under_a_file_says_so(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_a():\n    pass\n")
+    pytester.path.joinpath("afile").write_text("a file, not a folder")
+    with time_limit(60):
+        result = pytester.runpytest("-p", "no:randomly", "--fairness-save-baseline=afile/b.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["fairness: could not write under *afile: it is a file, not a "
+                                 "directory*"])
+
+
+def test_the_worst_inputs_never_outnumber_their_total() -> None:
+    from pytest_fairness.report.failure import render_violations
+
+    violation = pf.Violation(original="He left.", perturbed="She left.", measure=0.5)
+    head = render_violations([violation], 0, "shift", 5)[0]
+    assert head.startswith("worst 1 of 1 discriminatory input(s)")
+
+
+def test_numbers_returned_as_strings_are_named_as_such() -> None:
+    refused(lambda: pf.as_model(lambda t: ["0.5"] * len(t)).score(["a", "b"]),
+            pf.ModelOutputError, "numbers as strings", "float(x)")
+
+
+def test_the_labels_advice_for_one_string_label_is_a_valid_call() -> None:
+    message = refused(lambda: pf.as_model(lambda t: ["pos"] * len(t)).score(["a"]),
+                      ConfigurationError, "labels=")
+    assert "labels=('pos', '<the other class>')" in message
