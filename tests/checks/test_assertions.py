@@ -5,21 +5,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import pytest
+from _capture import capture, keep_out_of_the_session_report
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pytest_fairness as pf
 from pytest_fairness import checks as A
-from pytest_fairness import context as recording
 from pytest_fairness import perturb
 from pytest_fairness.results import FairnessResult, Violation
-from pytest_fairness.settings import Settings
 from pytest_fairness.types import Case
+
+pytestmark = pytest.mark.usefixtures(keep_out_of_the_session_report.__name__)
 
 SENTENCES = [
     "He is a doctor.",
@@ -51,29 +51,10 @@ def gendered(texts: Sequence[str]) -> list[float]:
             for t in texts]
 
 
-CAPTURED = "captured-by-test"
 
 
-@contextmanager
-def capture(**settings: Any) -> Iterator[recording.TestState]:
-    """Record into a test state of our own (inside the test body: the plugin opens its
-    own scope around each test call)."""
-    with recording.test_scope(recording.TestState(CAPTURED, Settings(**settings))) as s:
-        yield s
 
 
-@pytest.fixture(autouse=True)
-def _keep_out_of_the_session_report(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests fail relations on purpose: record only into `capture()` states, not
-    into the fairness summary of the session running them."""
-    real = recording.record
-
-    def record(result: dict[str, Any]) -> None:
-        test = recording.current_test()
-        if test is not None and test.nodeid == CAPTURED:
-            real(result)
-
-    monkeypatch.setattr(recording, "record", record)
 
 
 def lines_of(exc: pytest.ExceptionInfo[AssertionError]) -> list[str]:

@@ -4,23 +4,21 @@ failures list the examples that lower the AUCs."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import pytest
+from _capture import capture, keep_out_of_the_session_report
 
 import pytest_fairness as pf
-from pytest_fairness import context as recording
 from pytest_fairness.checks import bias_auc as B
 from pytest_fairness.metrics import mann_whitney_auc
 from pytest_fairness.metrics.bias_auc import misranked_share, subgroup_bias_aucs
 from pytest_fairness.report.summary import RecordedTest, build_summary
 from pytest_fairness.results import FairnessResult, Table
-from pytest_fairness.settings import Settings
 
-CAPTURED = "captured-by-test"
+pytestmark = pytest.mark.usefixtures(keep_out_of_the_session_report.__name__)
+
 
 # Background toxic 0.5/0.6 and non-toxic 0.1/0.2; the subgroup's non-toxic examples score
 # above everything: BPSN 0, subgroup AUC 1/3, BNSP 1.
@@ -37,22 +35,8 @@ BNSP_LOW = {
 }
 
 
-@contextmanager
-def capture() -> Iterator[recording.TestState]:
-    with recording.test_scope(recording.TestState(CAPTURED, Settings())) as s:
-        yield s
 
 
-@pytest.fixture(autouse=True)
-def _keep_out_of_the_session_report(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = recording.record
-
-    def record(result: dict[str, Any]) -> None:
-        test = recording.current_test()
-        if test is not None and test.nodeid == CAPTURED:
-            real(result)
-
-    monkeypatch.setattr(recording, "record", record)
 
 
 def _failure(call: Any) -> tuple[str, FairnessResult]:

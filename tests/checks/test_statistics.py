@@ -15,16 +15,15 @@ percentile intervals: W1 excluded a true 0 in 100% of samples, the pool form cov
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
+from _capture import capture, keep_out_of_the_session_report
 
 import pytest_fairness as pf
 from pytest_fairness import checks as A
-from pytest_fairness import context as recording
 from pytest_fairness.metrics import (
     BootstrapCI,
     bootstrap_counterfactual,
@@ -33,9 +32,9 @@ from pytest_fairness.metrics import (
     bootstrap_psa,
     bootstrap_wasserstein,
 )
-from pytest_fairness.settings import Settings
 
-CAPTURED = "captured-by-statistics-test"
+pytestmark = pytest.mark.usefixtures(keep_out_of_the_session_report.__name__)
+
 CONFIDENCE = 0.95
 #: A relation at its bound fails with this probability (the lower end of a two-sided
 #: interval is a one-sided bound at (1 + c) / 2).
@@ -47,22 +46,8 @@ POINTS = 0.02
 RESAMPLES = 400
 
 
-@contextmanager
-def capture(**settings: Any) -> Iterator[recording.TestState]:
-    with recording.test_scope(recording.TestState(CAPTURED, Settings(**settings))) as s:
-        yield s
 
 
-@pytest.fixture(autouse=True)
-def _keep_out_of_the_session_report(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = recording.record
-
-    def record(result: dict[str, Any]) -> None:
-        test = recording.current_test()
-        if test is not None and test.nodeid == CAPTURED:
-            real(result)
-
-    monkeypatch.setattr(recording, "record", record)
 
 
 def _judged(result: dict[str, Any]) -> dict[str, float]:
