@@ -29,7 +29,6 @@ __all__ = [
     "check_cache_dir",
     "check_cache_size",
     "check_callable",
-    "check_flag",
     "check_labels",
     "check_length",
     "check_remote_options",
@@ -184,14 +183,6 @@ def check_callable(value: T, name: str, what: str) -> T:
         )
     return value
 
-
-def check_flag(value: object, name: str) -> bool:
-    """`value` when it is True or False (not 1, "yes" or None)."""
-    if not isinstance(value, bool):
-        raise ConfigurationError(
-            f"{name} must be True or False, got {type(value).__name__} {value!r:.60}"
-        )
-    return value
 
 
 def check_remote_options(

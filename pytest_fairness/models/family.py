@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from ..errors import ConfigurationError
 from ..types import TextModel
+from ..validation import check_bool
 from .base import Output
 from .cache import check_fingerprint
 from .checks import (
@@ -26,7 +27,6 @@ from .checks import (
     check_cache_dir,
     check_cache_size,
     check_callable,
-    check_flag,
     check_labels,
     check_remote_options,
     check_score_range,
@@ -128,7 +128,7 @@ class ModelOptions:
             "batch_size": check_batch_size(self.batch_size),
             "cache_size": check_cache_size(self.cache_size),
             "cache_dir": check_cache_dir(self.cache_dir),
-            "remote": check_flag(self.remote, "remote"),
+            "remote": check_bool(self.remote, "remote"),
             "tokenizer": check_callable(
                 self.tokenizer, "tokenizer", "a callable: list of texts -> token ids"
             ),

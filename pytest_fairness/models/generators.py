@@ -28,9 +28,8 @@ from ..metrics.validation import check_positive_int
 from ..runtime.progress import Advance, progress
 from ..runtime.stack import on_fresh_stack
 from ..runtime.threads import torch_threads
-from ..validation import check_int, check_number
+from ..validation import check_bool, check_int, check_number
 from .batching import DEFAULT_BATCH_SIZE
-from .checks import check_flag
 from .defaults import run_settings
 from .torchnn import device_of, eval_mode
 
@@ -162,7 +161,7 @@ class HFGenerator:
         self.top_p = top_p
         self.batch_size = None if batch_size is None else check_int(
             batch_size, "batch_size", minimum=1)
-        self.trim_unfinished = check_flag(trim_unfinished, "trim_unfinished")
+        self.trim_unfinished = check_bool(trim_unfinished, "trim_unfinished")
         self.num_threads = (
             None if num_threads is None else check_positive_int(num_threads, "num_threads")
         )

@@ -27,7 +27,7 @@ from ..errors import ConfigurationError, ModelOutputError
 from ..metrics.sensitivity import VARIANTS, SensitivityResult, TextSensitivity, Variant
 from ..runtime.stack import on_fresh_stack
 from ..types import TextModel
-from .checks import check_flag
+from ..validation import check_bool
 from .protected import ProtectedStatusModel
 from .whitebox import WhiteBoxModel, as_white_box, batch_size_or_run, nonempty_texts
 
@@ -86,7 +86,7 @@ def prediction_sensitivity(
             f"variant={variant!r} is not one of {', '.join(VARIANTS)} (APS paper, section 6.5)"
         )
     items = nonempty_texts(texts)
-    check_flag(include_special_tokens, "include_special_tokens")
+    check_bool(include_special_tokens, "include_special_tokens")
     white = as_white_box(model, "model")
     psm: WhiteBoxModel | None = None
     if variant in ("P2", "P3"):

@@ -37,8 +37,7 @@ from ..metrics.smoothing import mitigation_curve as _curve
 from ..perturb.coerce import ResolvedPerturber, resolve_perturber
 from ..perturb.name_swap import check_names
 from ..types import FloatArray, ModelStats, Perturbation, TextModel
-from ..validation import check_number, check_text, check_texts
-from .checks import check_flag
+from ..validation import check_bool, check_number, check_text, check_texts
 from .defaults import run_settings
 from .scoring import coerce_model, score_texts
 from .thresholds import decision_threshold, model_score_range, output_kind
@@ -381,7 +380,7 @@ def average(
         resolved = name_perturber(names, kind=_check_kind(anchor_kind, "anchor_kind"))
     else:
         resolved = resolve_perturber(perturber, attribute)
-    include = check_flag(include_original, "include_original")
+    include = check_bool(include_original, "include_original")
     return AveragedModel(coerce_model(model), resolved, include_original=include)
 
 
