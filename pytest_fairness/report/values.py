@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from ..runtime.printable import printable
+from ..runtime.printable import printable, unsafe
 
 __all__ = [
     "OPS",
@@ -156,18 +156,27 @@ def terminal_line(line: str, *, color: bool = False) -> str:
     return "".join(out)
 
 
-#: What a report file writes as an escape: lone surrogates (UTF-8 cannot encode them),
-#: C0 controls other than tab, newline and carriage return, DEL and the C1 range (a
-#: terminal runs them when the file is printed), bidirectional controls and invisible
-#: format characters (they hide or reorder text).
-_FILE_UNSAFE = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
-                          "\u00ad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e"
-                          "\u2060-\u2069\ufeff]")
+#: Every character but tab, newline, carriage return and printable ASCII: the candidates
+#: `file_escaped` asks `runtime.printable.unsafe` about.
+_NOT_PLAIN = re.compile("[^\t\n\r\x20-\x7e]")
+
+
+def _file_escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    if not unsafe(ch):
+        return ch
+    code = ord(ch)
+    if code > 0xFFFF:  # JSON's escape of a code point beyond the BMP: a surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
 
 
 def file_escaped(text: str) -> str:
-    """`text` with each character of `_FILE_UNSAFE` written as its escape
-    (``\\ud800``, ``\\u001b``), so a report file can be written as UTF-8 and printed
-    safely: in JSON (whose strings are the only place such characters occur) the escape
-    reads back as the same code point; in HTML it shows as the escape."""
-    return _FILE_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    """`text` with each character a terminal would act on (`runtime.printable.unsafe`:
+    controls, lone surrogates, format and bidirectional characters; not tab, newline or
+    carriage return) written as its escape (``\\ud800``, ``\\u001b``), so a report
+    file can be written as UTF-8 and printed safely: in JSON (whose strings are the only
+    place such characters occur) the escape reads back as the same code point; in HTML
+    it shows as the escape."""
+    return _NOT_PLAIN.sub(_file_escape, text)

@@ -9,27 +9,27 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["printable"]
+__all__ = ["printable", "unsafe"]
 
-#: Characters that reorder the text around them on a terminal (Unicode Bidi_Control):
-#: shown as escapes like control characters.
-_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
-                           "\u2066\u2067\u2068\u2069")
 #: Categories a terminal acts on instead of showing, or shows as nothing: control
 #: characters (C0, DEL, C1: ESC, BEL, NUL, backspace, CSI, ...), lone surrogates
-#: (unencodable), line and paragraph separators, and invisible format characters (zero-width
-#: space, byte-order mark, soft hyphen, ...), which can hide text.
+#: (unencodable), line and paragraph separators, and format characters (Cf: the
+#: bidirectional overrides and isolates that reorder text, the zero-width space, the
+#: byte-order mark, the soft hyphen, ...), which can hide or reorder text.
 _UNSAFE_CATEGORIES = frozenset(("Cc", "Cs", "Zl", "Zp", "Cf"))
 #: Format characters that are part of how a script or an emoji is written (the
 #: zero-width joiner and non-joiner): kept.
 _KEPT = frozenset("\u200c\u200d")
 
 
+def unsafe(ch: str) -> bool:
+    """Whether the character `ch` must not reach a terminal or a report file as it is
+    (`printable`, `pytest_fairness.report.values.file_escaped`)."""
+    return ch not in _KEPT and unicodedata.category(ch) in _UNSAFE_CATEGORIES
+
+
 def _escaped(ch: str) -> str:
-    if ch not in _KEPT and (ch in _BIDI_CONTROLS
-                            or unicodedata.category(ch) in _UNSAFE_CATEGORIES):
-        return repr(ch)[1:-1]
-    return ch
+    return repr(ch)[1:-1] if unsafe(ch) else ch
 
 
 def printable(text: str) -> str:
