@@ -118,11 +118,12 @@ class Anchor:
 
 #: The `Perturbation.kind` values of the package's own perturbations: a name swap, a
 #: pronoun replacement, the gender swap, mt-nlp's analogy and active mutations, a template
-#: fill, and "custom" for one built from two plain texts. Documentation only: `kind` is a
+#: fill, "custom" for one built from two plain texts, and "data" for a pair of rows read
+#: from a data set (`pytest_fairness.corpus.pairs`). Documentation only: `kind` is a
 #: plain str, so a registered kind (`pytest_fairness.perturb.register_kind`, a user's
 #: dictionary) stamps its own name.
 BuiltinKind = Literal[
-    "name", "pronoun", "gender_swap", "analogy", "active", "template", "custom"
+    "name", "pronoun", "gender_swap", "analogy", "active", "template", "custom", "data"
 ]
 
 
