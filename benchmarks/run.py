@@ -10,8 +10,9 @@ not colour the next, and collects the JSON files::
     python benchmarks/run.py --only scoring_overhead hypothesis_overhead
     python benchmarks/run.py --out results/     # keep the JSON files
 
-The machine's facts (CPU, cores, memory, Python, torch) head the output, since every figure
-depends on them. Figures are ratios measured within one run (ours against the raw model, ours
+The machine's facts (CPU, cores, memory, Python, torch) head the output, and each benchmark's
+rows end with the 1-minute load average before and after it, since every figure depends on
+them. Figures are ratios measured within one run (ours against the raw model, ours
 against spaCy's parse), which survive a noisy machine better than absolute times.
 """
 
@@ -38,7 +39,11 @@ BENCHMARKS = (
     "xdist_speedup",
     "psa_memory",
     "analogy_vectors",
+    "ray_psa",
+    "examples_wall",
 )
+#: The row each benchmark ends with: the machine's 1-minute load average before and after it.
+LOAD = "machine load (1 min) before, after"
 
 
 def machine() -> dict[str, str]:
@@ -82,12 +87,14 @@ def run_one(name: str, quick: bool, out: Path) -> tuple[dict[str, object], float
     if quick:
         command.append("--quick")
     print(f"\n=== {name}: {' '.join(command[1:])}", flush=True)
+    load = os.getloadavg()[0]
     start = time.perf_counter()
     status = subprocess.call(command)
     elapsed = time.perf_counter() - start
     figures: dict[str, object] = {}
     if path.exists():
         figures = json.loads(path.read_text())
+    figures[LOAD] = f"{load:.2f}, {os.getloadavg()[0]:.2f}"
     return figures, elapsed, status
 
 
@@ -101,7 +108,7 @@ def table(results: dict[str, tuple[dict[str, object], float, int]]) -> str:
     """One Markdown table: benchmark, figure, value."""
     lines = ["| benchmark | figure | value |", "|---|---|---|"]
     for name, (figures, elapsed, status) in results.items():
-        if status != 0 and not figures:
+        if status != 0 and set(figures) <= {LOAD}:
             lines.append(f"| {name} | (failed, exit status {status}) | |")
             continue
         for key, value in figures.items():
