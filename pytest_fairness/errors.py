@@ -7,6 +7,7 @@ configuration or model problem and is reported as an error, not a failure.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -26,6 +27,16 @@ class NothingJudgedError(ConfigurationError):
         super().__init__(message)
         self.relation = relation
         self.reason = reason
+
+
+class SmallGroupError(ConfigurationError):
+    """Groups with fewer rows than the minimum asked for (a data set's intersections, or a
+    group metric's `min_group_size`). `sizes` maps each such group to its number of rows (0
+    for a combination that does not occur); the message names them and the fix."""
+
+    def __init__(self, message: str, sizes: Mapping[Any, int]) -> None:
+        super().__init__(message)
+        self.sizes = dict(sizes)
 
 
 class MissingDependencyError(FairnessError, ImportError):

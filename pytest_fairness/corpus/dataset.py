@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import ConfigurationError, MissingDependencyError
+from ..errors import ConfigurationError, MissingDependencyError, SmallGroupError
 from ..runtime.optional import install_hint
 from ..validation import check_bool, check_int
 
@@ -59,15 +59,6 @@ Label = str | int
 class DatasetError(ConfigurationError):
     """A data set's source, columns or cells are not what was asked for; the message
     names the file, row or column and the fix."""
-
-
-class SmallGroupError(DatasetError):
-    """Groups with fewer rows than the minimum asked for. `.sizes` maps each such group
-    to its number of rows (0 for a combination that does not occur)."""
-
-    def __init__(self, message: str, sizes: Mapping[tuple[str, ...], int]) -> None:
-        super().__init__(message)
-        self.sizes = dict(sizes)
 
 
 class GroupMasks(dict[Any, BoolArray]):

@@ -65,7 +65,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, SmallGroupError
 from .bias_auc import subgroup_bias_aucs
 from .bootstrap import BootstrapCI, _acceleration, _bca, _percentile
 from .validation import (
@@ -124,14 +124,6 @@ _DENOMINATOR: dict[str, str] = {
 }
 #: Confusion cells in the order of the count arrays: TP, FP, TN, FN.
 _CELLS = ("tp", "fp", "tn", "fn")
-
-
-class SmallGroupError(ConfigurationError):
-    """Groups with fewer rows than `min_group_size`; `sizes` maps each to its row count."""
-
-    def __init__(self, message: str, sizes: Mapping[Hashable, int]) -> None:
-        super().__init__(message)
-        self.sizes = dict(sizes)
 
 
 def check_gap_metric(metric: object) -> str:

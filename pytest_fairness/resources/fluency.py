@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ConfigurationError, MissingDependencyError
 from ..runtime.optional import install_hint
@@ -50,6 +51,7 @@ __all__ = [
     "FLUENCY_INSTALL",
     "SMOLLM2_FILE",
     "FluencyScorer",
+    "causal_log_likelihoods",
     "default_scorer",
     "fluency_of",
     "load_smollm2",
@@ -158,37 +160,66 @@ class FluencyScorer:
         return [prefix + [int(i) for i in ids][:limit] for ids in encoded]
 
     def _compute(self, texts: Sequence[str]) -> None:
-        import torch
-
         ids = self._encode(texts)
-        order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
-        device = _device_of(self.model)
-        with torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
-                chunk = order[start : start + self.batch_size]
-                rows = [ids[i] for i in chunk]
-                width = max(len(r) for r in rows)
-                if width < 2:  # nothing to predict in any text of the batch
-                    for i in chunk:
-                        self._nll[texts[i]] = 0.0
-                    continue
-                input_ids = torch.full((len(rows), width), self._pad_id, dtype=torch.long)
-                mask = torch.zeros((len(rows), width), dtype=torch.long)
-                for j, row in enumerate(rows):
-                    input_ids[j, : len(row)] = torch.tensor(row, dtype=torch.long)
-                    mask[j, : len(row)] = 1
-                logits = self.model(
-                    input_ids=input_ids.to(device), attention_mask=mask.to(device)
-                ).logits.float()
-                log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
-                targets = input_ids[:, 1:].to(device)
-                picked = log_probs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-                scored = mask[:, 1:].to(device).to(picked.dtype)
-                counts = scored.sum(dim=1)
-                total = -(picked * scored).sum(dim=1)
-                nll = torch.where(counts > 0, total / counts.clamp(min=1), torch.zeros_like(total))
-                for i, value in zip(chunk, nll.cpu().tolist(), strict=True):
-                    self._nll[texts[i]] = max(0.0, float(value))
+        total, counts = causal_log_likelihoods(
+            self.model, ids, [1] * len(ids), batch_size=self.batch_size, pad_id=self._pad_id
+        )
+        for text, value, count in zip(texts, total.tolist(), counts.tolist(), strict=True):
+            self._nll[text] = max(0.0, -value / count) if count else 0.0
+
+
+def causal_log_likelihoods(
+    model: Any,
+    rows: Sequence[Sequence[int]],
+    starts: Sequence[int],
+    *,
+    batch_size: int,
+    pad_id: int,
+) -> tuple[FloatArray, npt.NDArray[np.int64]]:
+    """Summed token log-probabilities of token-id sequences under a causal LM: for each
+    row, ``sum_{t >= start} log P(row[t] | row[:t])`` (nats) and the number of tokens
+    summed (``len(row) - start``; 0 when nothing is scored).
+
+    The one batched log-likelihood routine of the package (`FluencyScorer` and
+    `pytest_fairness.models.likelihood` use it). `model` is called as ``model(input_ids=,
+    attention_mask=)`` and returns ``.logits`` (batch, length, vocab); rows are sorted by
+    length and scored `batch_size` at a time, right-padded with `pad_id` under an
+    attention mask (pads never change a row's result), on the model's device, under
+    ``torch.inference_mode``. Each `start` must be >= 1 (token 0 has no context)."""
+    import torch
+
+    if len(rows) != len(starts):
+        raise ConfigurationError(f"{len(rows)} rows but {len(starts)} starts")
+    if batch_size < 1:
+        raise ConfigurationError(f"batch_size must be >= 1, got {batch_size}")
+    if any(s < 1 for s in starts):
+        raise ConfigurationError("every start must be >= 1: the first token has no context")
+    total = np.zeros(len(rows), dtype=np.float64)
+    counts = np.array([max(0, len(r) - s) for r, s in zip(rows, starts, strict=True)],
+                      dtype=np.int64)
+    order = [i for i in sorted(range(len(rows)), key=lambda i: len(rows[i])) if counts[i]]
+    device = _device_of(model)
+    with torch.inference_mode():
+        for first in range(0, len(order), batch_size):
+            chunk = order[first : first + batch_size]
+            width = max(len(rows[i]) for i in chunk)
+            input_ids = torch.full((len(chunk), width), pad_id, dtype=torch.long)
+            mask = torch.zeros((len(chunk), width), dtype=torch.long)
+            scored = torch.zeros((len(chunk), width - 1), dtype=torch.bool)
+            for j, i in enumerate(chunk):
+                input_ids[j, : len(rows[i])] = torch.tensor(list(rows[i]), dtype=torch.long)
+                mask[j, : len(rows[i])] = 1
+                scored[j, starts[i] - 1 : len(rows[i]) - 1] = True
+            logits = model(
+                input_ids=input_ids.to(device), attention_mask=mask.to(device)
+            ).logits[:, :-1].float()
+            targets = input_ids[:, 1:].to(device)
+            # log_softmax at the target only: logit - logsumexp (no vocab-sized copy)
+            picked = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(
+                logits, dim=-1)
+            sums = torch.where(scored.to(device), picked, torch.zeros_like(picked)).sum(dim=1)
+            total[chunk] = sums.double().cpu().numpy()
+    return total, counts
 
 
 def _device_of(model: Any) -> Any:
