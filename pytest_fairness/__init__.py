@@ -22,9 +22,15 @@ if TYPE_CHECKING:
     from . import metrics, perturb, strategies
     from .checks import (
         FairnessWarning,
+        assert_bbq_bias_below,
         assert_bias_auc_above,
         assert_counterfactual_fair,
+        assert_crows_pairs_below,
+        assert_crows_pairs_gap_below,
         assert_eps_k_fair,
+        assert_group_aucs_above,
+        assert_group_gap_below,
+        assert_group_ratio_above,
         assert_label_invariant,
         assert_labeldist_below,
         assert_lexical_shift_below,
@@ -34,12 +40,21 @@ if TYPE_CHECKING:
         assert_scoresens_below,
         assert_subgroup_aucs_above,
         assert_wasserstein_below,
+        assert_winobias_gap_below,
+        bbq_scores,
+        crows_pairs_score,
+        group_fairness,
         lexical_scan,
         record,
+        winobias_gap,
     )
     from .checks.generation import generation_bias, rescore
+    from .checks.groups import GroupAnalysis, to_metric_frame
     from .checks.psa import psa
     from .corpus import Corpus
+    from .corpus import benchmarks as benchmarks
+    from .corpus.dataset import Dataset, DatasetError
+    from .corpus.pairs import Pairs, pairs_from_columns, pairs_from_dataset
     from .errors import (
         ConfigurationError,
         FairnessError,
@@ -48,6 +63,7 @@ if TYPE_CHECKING:
         ModelCallError,
         ModelOutputError,
         NothingJudgedError,
+        SmallGroupError,
     )
     from .models import ModelFamily, as_model, register_model_family
     from .models.distributed import ray_model
@@ -83,6 +99,8 @@ _EXPORTS: dict[str, str] = {
     "ModelCallError": "errors",
     "ModelOutputError": "errors",
     "NothingJudgedError": "errors",
+    "SmallGroupError": "errors",
+    "DatasetError": "corpus.dataset",
     "FairnessWarning": "checks",
     # the records that flow between the stages
     "Settings": "settings",
@@ -99,6 +117,11 @@ _EXPORTS: dict[str, str] = {
     "register_model_family": "models",
     "hf_generator": "models.generators",
     "Corpus": "corpus",
+    # labelled data: a table of texts with gold labels and group columns, pairs from its rows
+    "Dataset": "corpus.dataset",
+    "Pairs": "corpus.pairs",
+    "pairs_from_dataset": "corpus.pairs",
+    "pairs_from_columns": "corpus.pairs",
     # perturbations
     "PerturbationKind": "perturb",
     "register_kind": "perturb",
@@ -119,6 +142,19 @@ _EXPORTS: dict[str, str] = {
     "psa": "checks.psa",
     "generation_bias": "checks.generation",
     "rescore": "checks.generation",
+    "group_fairness": "checks",
+    "GroupAnalysis": "checks.groups",
+    "assert_group_gap_below": "checks",
+    "assert_group_ratio_above": "checks",
+    "assert_group_aucs_above": "checks",
+    "to_metric_frame": "checks.groups",
+    "crows_pairs_score": "checks",
+    "assert_crows_pairs_below": "checks",
+    "assert_crows_pairs_gap_below": "checks",
+    "bbq_scores": "checks",
+    "assert_bbq_bias_below": "checks",
+    "winobias_gap": "checks",
+    "assert_winobias_gap_below": "checks",
     "prediction_sensitivity": "models.gradients",
     "train_protected_status_model": "models.protected",
     # a team's own relations: results, their report sections, recording and verdicts
@@ -148,6 +184,7 @@ _SUBMODULES: dict[str, str] = {
     "knowledge": "resources.knowledge",
     "perturb": "perturb",
     "strategies": "strategies",
+    "benchmarks": "corpus.benchmarks",
 }
 
 __all__ = sorted([*_EXPORTS, *_SUBMODULES])

@@ -17,7 +17,12 @@
 - `lexical`: identity terms in template sentences, their mean score shift and clusters
   (cross-geographic-toxicity-bias, section 3.2);
 - `generation`: counterfactual sentiment bias of text generators, the run behind the
-  Wasserstein relation (counterfactual-sentiment-bias, sections 3 and 5.2).
+  Wasserstein relation (counterfactual-sentiment-bias, sections 3 and 5.2);
+- `groups`: rates per group on labelled data and the gaps and ratios between groups
+  (demographic parity, equalized odds, equal opportunity, predictive parity), and Borkan
+  et al.'s AUCs for every group of a column;
+- `benchmarks`: the public bias benchmarks' own metrics on a model (CrowS-Pairs, BBQ,
+  WinoBias).
 
 Each `assert_*` scores through `pytest_fairness.models` (batched, cached), builds a
 `FairnessResult` with its measurements, discriminatory inputs and report sections, and
@@ -28,9 +33,24 @@ for a team's own relation. Only this package and the plugin read the run's conte
 
 from __future__ import annotations
 
+from .benchmarks import (
+    assert_bbq_bias_below,
+    assert_crows_pairs_below,
+    assert_crows_pairs_gap_below,
+    assert_winobias_gap_below,
+    bbq_scores,
+    crows_pairs_score,
+    winobias_gap,
+)
 from .bias_auc import assert_bias_auc_above, assert_subgroup_aucs_above
 from .counterfactual import assert_counterfactual_fair, counterfactual
 from .epsk import assert_eps_k_fair
+from .groups import (
+    assert_group_aucs_above,
+    assert_group_gap_below,
+    assert_group_ratio_above,
+    group_fairness,
+)
 from .invariance import assert_label_invariant, invariance
 from .lexical import assert_lexical_shift_below, lexical_scan
 from .psa import assert_labeldist_below, assert_scoresens_below
@@ -40,9 +60,15 @@ from .wasserstein import assert_paired_gap_below, assert_wasserstein_below
 
 __all__ = [
     "FairnessWarning",
+    "assert_bbq_bias_below",
     "assert_bias_auc_above",
     "assert_counterfactual_fair",
+    "assert_crows_pairs_below",
+    "assert_crows_pairs_gap_below",
     "assert_eps_k_fair",
+    "assert_group_aucs_above",
+    "assert_group_gap_below",
+    "assert_group_ratio_above",
     "assert_label_invariant",
     "assert_labeldist_below",
     "assert_lexical_shift_below",
@@ -52,8 +78,13 @@ __all__ = [
     "assert_scoresens_below",
     "assert_subgroup_aucs_above",
     "assert_wasserstein_below",
+    "assert_winobias_gap_below",
+    "bbq_scores",
     "counterfactual",
+    "crows_pairs_score",
+    "group_fairness",
     "invariance",
     "lexical_scan",
     "record",
+    "winobias_gap",
 ]

@@ -15,6 +15,8 @@
 | paired | signed mean gap between paired scores (counterfactual-sentiment-bias, section 3) |
 | bootstrap | confidence intervals for the above: percentile, BCa, studentized, directional |
 | permutation | permutation tests of "one distribution" by W1 |
+| groups | rates per group on labelled data, gaps and ratios (Hardt et al. 2016; Calders and Verwer 2010; Chouldechova 2017; fairlearn's difference and ratio) |
+| benchmarks | CrowS-Pairs (Nangia et al. 2020, section 3), BBQ (Parrish et al. 2022, section 3.4), WinoBias (Zhao et al. 2018) |
 
 Nothing here imports pytest or a model library; invalid arguments raise
 `pytest_fairness.ConfigurationError` (a `ValueError`). What calls models lives elsewhere:
@@ -24,6 +26,16 @@ text generators in `models.generators`, the generation run in `checks.generation
 
 from __future__ import annotations
 
+from .benchmarks import (
+    BBQResult,
+    BinomialShare,
+    CrowsPairsResult,
+    WinoBiasResult,
+    bbq_metric,
+    binomial_interval,
+    crows_pairs_metric,
+    winobias_metric,
+)
 from .bias_auc import bias_aucs, mann_whitney_auc
 from .bootstrap import (
     BootstrapCI,
@@ -47,6 +59,19 @@ from .epsk import (
     pairwise_log_ratio,
 )
 from .generation import GenerationBiasResult, GroupSummary, PromptSamples, TemplateBias
+from .groups import (
+    GroupIntervals,
+    GroupMetrics,
+    bootstrap_group_metric,
+    demographic_parity_difference,
+    demographic_parity_ratio,
+    equal_opportunity_difference,
+    equalized_odds_difference,
+    equalized_odds_ratio,
+    group_bias_aucs,
+    group_metrics,
+    predictive_parity_difference,
+)
 from .invariance import DiscriminatoryPair, InvarianceResult, label_invariance, predicted_labels
 from .lexical import (
     KMeansResult,
@@ -100,14 +125,19 @@ from .wasserstein import (
 __all__ = [
     "DEFAULT_EPS_GRID",
     "VARIANTS",
+    "BBQResult",
+    "BinomialShare",
     "BootstrapCI",
     "Certificate",
     "CounterfactualResult",
+    "CrowsPairsResult",
     "DiscriminatoryPair",
     "EpsKDecision",
     "EpsKResult",
     "GenerationBiasResult",
     "GroupFairnessResult",
+    "GroupIntervals",
+    "GroupMetrics",
     "GroupSummary",
     "IndividualFairnessResult",
     "InvarianceResult",
@@ -126,15 +156,19 @@ __all__ = [
     "TermCandidate",
     "TermClusters",
     "TextSensitivity",
+    "WinoBiasResult",
     "WorstPair",
     "WorstSentence",
     "average_individual_fairness",
     "average_over_perturbations",
+    "bbq_metric",
     "beta_binomial_cdf",
     "bias_aucs",
     "biased_term_candidates",
+    "binomial_interval",
     "bootstrap_ci",
     "bootstrap_counterfactual",
+    "bootstrap_group_metric",
     "bootstrap_group_wasserstein",
     "bootstrap_mean",
     "bootstrap_paired_gap",
@@ -143,9 +177,17 @@ __all__ = [
     "certificate",
     "counterfactual_fairness",
     "counterfactual_gap",
+    "crows_pairs_metric",
     "default_thresholds",
     "demographic_disparity",
+    "demographic_parity_difference",
+    "demographic_parity_ratio",
     "eps_k_fair",
+    "equal_opportunity_difference",
+    "equalized_odds_difference",
+    "equalized_odds_ratio",
+    "group_bias_aucs",
+    "group_metrics",
     "group_overrepresentation",
     "kmeans",
     "label_invariance",
@@ -160,6 +202,7 @@ __all__ = [
     "permutation_test_group_wasserstein",
     "permutation_test_wasserstein",
     "predicted_labels",
+    "predictive_parity_difference",
     "psa_from_scores",
     "sign_test",
     "smoothed_group",
@@ -169,4 +212,5 @@ __all__ = [
     "term_sensitivity_clusters",
     "total_group_fairness",
     "wasserstein",
+    "winobias_metric",
 ]
