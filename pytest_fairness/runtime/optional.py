@@ -30,6 +30,10 @@ EXTRAS: dict[str, str] = {
     "joblib": "sklearn",
     "matplotlib": "report",
     "ray": "ray",
+    "fairlearn": "fairlearn",
+    "pandas": "frames",
+    "polars": "frames",
+    "pyarrow": "frames",
 }
 #: The PyPI name of an optional top-level module that no extra provides, where it differs.
 PACKAGES: dict[str, str] = {
