@@ -145,6 +145,12 @@ class GroupAnalysis:
     skipped: dict[str, int] = field(default_factory=dict)
     """Rows not judged, by reason (the model skipped them; their group was too small)."""
 
+    def __repr__(self) -> str:
+        sizes = ", ".join(f"{group_label(k)}: {c.n}" for k, c in self.metrics.groups.items())
+        return (f"GroupAnalysis({' x '.join(self.columns)}: {len(self.keys)} rows in "
+                f"{len(self.metrics.groups)} groups ({sizes}); positive={self.positive!r}"
+                f"{f', skipped={self.skipped}' if self.skipped else ''})")
+
     @property
     def columns(self) -> tuple[str, ...]:
         return self.metrics.columns

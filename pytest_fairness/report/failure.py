@@ -163,8 +163,14 @@ def render_violations(
         return []
     total = max(n_total, len(violations))  # a result may record more than it counts
     head = printable(title or f"worst {len(listed)} of {total} discriminatory input(s)")
-    lines = [f"{head} (changed words in {LEFT}...{RIGHT}):"]
-    rows = [["#", printable(measure_name), "scores (labels): original -> perturbed"]]
+    # Say what the marks and arrows mean only where some input has them: rows of a
+    # labelled data set are one text each, with nothing changed and no second score.
+    marked = any(v.original_spans or v.perturbed_spans for v in listed)
+    paired = any(v.perturbed != v.original or v.perturbed_score is not None
+                 or v.perturbed_label is not None for v in listed)
+    lines = [f"{head} (changed words in {LEFT}...{RIGHT}):" if marked else f"{head}:"]
+    rows = [["#", printable(measure_name),
+             "scores (labels): original -> perturbed" if paired else "score (label)"]]
     for i, v in enumerate(listed, 1):
         rows.append([str(i), fmt(v.measure, signed=True), _scores(v)])
     table = _table(rows, right_aligned={0, 1})

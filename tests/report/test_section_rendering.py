@@ -340,3 +340,24 @@ def test_dollar_signs_in_section_text_are_not_parsed_as_math() -> None:
     pytest.importorskip("matplotlib")
     page = rp.render_html(_hostile_summary())
     assert page.count("data:image/png;base64,") == 3
+
+
+def test_rows_of_a_data_set_are_listed_without_marks_or_arrows() -> None:
+    """A violation that is one row of a data set (the same text, no changed words, no second
+    score) is not announced with "changed words" or "original -> perturbed"; a perturbation
+    still is."""
+    from pytest_fairness.report.failure import render_violations
+    from pytest_fairness.results import Violation
+
+    row = Violation(original="A gay man taught my daughter to swim.",
+                    perturbed="A gay man taught my daughter to swim.", measure=0.67,
+                    detail="group 'gay': labelled '0', predicted '1'")
+    lines = render_violations([row], 1, "P(1)", 5)
+    assert lines[0] == "worst 1 of 1 discriminatory input(s):"
+    assert "score (label)" in lines[1] and "->" not in lines[1]
+    pair = Violation(original="He is here.", perturbed="She is here.",
+                     original_spans=((0, 2),), perturbed_spans=((0, 3),),
+                     original_score=0.1, perturbed_score=0.8, measure=0.7)
+    lines = render_violations([row, pair], 2, "shift", 5)
+    assert "changed words in [[...]]" in lines[0]
+    assert "original -> perturbed" in lines[1]
