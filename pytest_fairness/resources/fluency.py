@@ -184,8 +184,11 @@ def causal_log_likelihoods(
     `pytest_fairness.models.likelihood` use it). `model` is called as ``model(input_ids=,
     attention_mask=)`` and returns ``.logits`` (batch, length, vocab); rows are sorted by
     length and scored `batch_size` at a time, right-padded with `pad_id` under an
-    attention mask (pads never change a row's result), on the model's device, under
-    ``torch.inference_mode``. Each `start` must be >= 1 (token 0 has no context)."""
+    attention mask (every row gets at least one pad, and batches are 8 wide at least, so
+    all rows take the same masked attention path and a row's result does not depend on
+    its batch), on the model's
+    device, under ``torch.inference_mode``; log-probabilities in float64 from the model's
+    logits. Each `start` must be >= 1 (token 0 has no context)."""
     import torch
 
     if len(rows) != len(starts):
@@ -202,7 +205,13 @@ def causal_log_likelihoods(
     with torch.inference_mode():
         for first in range(0, len(order), batch_size):
             chunk = order[first : first + batch_size]
-            width = max(len(rows[i]) for i in chunk)
+            # one pad column at least: no row is ever unpadded, so every row takes the
+            # masked attention path (SmolLM2's sdpa drops an all-ones mask for its causal
+            # kernel, whose logits differ by up to 7e-4 in float32); and 8 columns at
+            # least (very short widths take other float32 kernels: "Hi" scored 1.5e-4
+            # apart at width 3 and >= 4). A text's score then does not depend on the
+            # texts it shares a batch with (SmolLM2, CPU: to 1e-5)
+            width = max(8, max(len(rows[i]) for i in chunk) + 1)
             input_ids = torch.full((len(chunk), width), pad_id, dtype=torch.long)
             mask = torch.zeros((len(chunk), width), dtype=torch.long)
             scored = torch.zeros((len(chunk), width - 1), dtype=torch.bool)
@@ -212,7 +221,7 @@ def causal_log_likelihoods(
                 scored[j, starts[i] - 1 : len(rows[i]) - 1] = True
             logits = model(
                 input_ids=input_ids.to(device), attention_mask=mask.to(device)
-            ).logits[:, :-1].float()
+            ).logits[:, :-1].double()
             targets = input_ids[:, 1:].to(device)
             # log_softmax at the target only: logit - logsumexp (no vocab-sized copy)
             picked = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(
