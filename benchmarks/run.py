@@ -39,6 +39,7 @@ BENCHMARKS = (
     "xdist_speedup",
     "psa_memory",
     "analogy_vectors",
+    "crows_pairs_lm",
     "ray_psa",
     "examples_wall",
 )

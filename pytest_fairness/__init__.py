@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from .models import ModelFamily, as_model, register_model_family
     from .models.distributed import ray_model
     from .models.generators import hf_generator
+    from .models.likelihood import LikelihoodModel, causal_lm, masked_lm
     from .models.gradients import prediction_sensitivity
     from .models.mitigation import AveragedModel, SmoothedModel, average, mitigation_curve, smooth
     from .models.protected import train_protected_status_model
@@ -116,6 +117,9 @@ _EXPORTS: dict[str, str] = {
     "ModelFamily": "models",
     "register_model_family": "models",
     "hf_generator": "models.generators",
+    "causal_lm": "models.likelihood",
+    "masked_lm": "models.likelihood",
+    "LikelihoodModel": "models.likelihood",
     "Corpus": "corpus",
     # labelled data: a table of texts with gold labels and group columns, pairs from its rows
     "Dataset": "corpus.dataset",
