@@ -68,8 +68,8 @@ if TYPE_CHECKING:
     from .models import ModelFamily, as_model, register_model_family
     from .models.distributed import ray_model
     from .models.generators import hf_generator
-    from .models.likelihood import LikelihoodModel, causal_lm, masked_lm
     from .models.gradients import prediction_sensitivity
+    from .models.likelihood import LikelihoodModel, causal_lm, masked_lm
     from .models.mitigation import AveragedModel, SmoothedModel, average, mitigation_curve, smooth
     from .models.protected import train_protected_status_model
     from .perturb import PerturbationKind, register_dictionary, register_kind

@@ -408,13 +408,20 @@ class Curve(Section):
 
 @dataclass(frozen=True, init=False)
 class BarChart(Section):
-    """A value per label, drawn as horizontal bars diverging from 0.
+    """A value per label, drawn as horizontal bars diverging from 0, each with an optional
+    interval (an error bar).
 
     `bars` are (label, value) pairs (or a {label: value} mapping). Without `groups` the
     bars keep their order. With `groups` ({label: group}; labels without a group go to an
     "other" block) the layout of psa Figure 1: one block per group (by group name, "other"
     last), each from the largest value to the smallest; the bars are stored in that order.
     `value_label` names the value axis.
+
+    `intervals` gives each bar an interval, e.g. its bootstrap confidence interval: one
+    (low, high) or None per bar, in the order of `bars`, or a {label: (low, high)} mapping
+    (bars it does not name have none). low <= high is required; the value need not lie
+    inside (a percentile bootstrap interval may not contain the estimate). The intervals
+    are stored aligned with the stored bars, or None when no bar has one.
     """
 
     kind: ClassVar[str] = "bar_chart"
@@ -423,6 +430,8 @@ class BarChart(Section):
     groups: tuple[tuple[str, str], ...] | None
     """(label, group) pairs sorted by label, or None when the bars are not grouped."""
     value_label: str
+    intervals: tuple[tuple[float, float] | None, ...] | None
+    """One (low, high) or None per bar of `bars`, or None when no bar has an interval."""
 
     def __init__(
         self,
@@ -432,6 +441,8 @@ class BarChart(Section):
         groups: Mapping[str, str | None] | Iterable[tuple[str, str]] | None = None,
         caption: str | None = None,
         value_label: str = "value",
+        intervals: (Iterable[tuple[float, float] | None]
+                    | Mapping[str, tuple[float, float] | None] | None) = None,
     ) -> None:
         title = _title(title, "BarChart")
         where = f"BarChart {title!r}"
@@ -446,6 +457,7 @@ class BarChart(Section):
             out.append((label, _number(item[1], where, f"the value of {label!r}")))
         if not out:
             raise _fail(where, "there are no bars", "pass at least one (label, value)")
+        spans = _bar_intervals(intervals, [label for label, _ in out], where)
         grouping: tuple[tuple[str, str], ...] | None = None
         if groups is not None:
             raw = list(groups.items()) if isinstance(groups, Mapping) else _items(
@@ -460,22 +472,35 @@ class BarChart(Section):
                     found[_text(item[0], where, "a grouped label")] = _text(
                         item[1], where, "a group")
             grouping = tuple(sorted(found.items()))
-            out.sort(key=lambda bar: (found.get(bar[0], "") == "", found.get(bar[0], ""),
-                                      -bar[1], bar[0]))
+            order = sorted(range(len(out)), key=lambda i: (
+                found.get(out[i][0], "") == "", found.get(out[i][0], ""), -out[i][1],
+                out[i][0]))
+            out = [out[i] for i in order]
+            spans = [spans[i] for i in order]
         _init(self, title=title, caption=_optional_text(caption, where, "caption"),
               bars=tuple(out), groups=grouping,
-              value_label=_text(value_label, where, "value_label"))
+              value_label=_text(value_label, where, "value_label"),
+              intervals=tuple(spans) if any(s is not None for s in spans) else None)
 
     @property
     def group_of(self) -> dict[str, str]:
         """{label: group} ({} when the bars are not grouped)."""
         return dict(self.groups or ())
 
+    @property
+    def entries(self) -> tuple[tuple[str, float, tuple[float, float] | None], ...]:
+        """(label, value, interval or None) per bar, in the stored order."""
+        spans = self.intervals or (None,) * len(self.bars)
+        return tuple((label, value, span)
+                     for (label, value), span in zip(self.bars, spans, strict=True))
+
     def _payload(self) -> dict[str, Any]:
         return {
             "bars": [[label, value] for label, value in self.bars],
             "groups": None if self.groups is None else dict(self.groups),
             "value_label": self.value_label,
+            "intervals": None if self.intervals is None else [
+                None if span is None else [span[0], span[1]] for span in self.intervals],
         }
 
     @classmethod
@@ -486,7 +511,43 @@ class BarChart(Section):
             groups=data.get("groups"),
             caption=data.get("caption"),
             value_label=data.get("value_label", "value"),
+            intervals=data.get("intervals"),  # absent from reports written before intervals
         )
+
+
+def _bar_intervals(intervals: Any, labels: list[str],
+                   where: str) -> list[tuple[float, float] | None]:
+    """One validated (low, high) or None per bar label (see `BarChart`)."""
+    if intervals is None:
+        return [None] * len(labels)
+    if isinstance(intervals, Mapping):
+        unknown = sorted(str(k) for k in intervals if k not in set(labels))
+        if unknown:
+            raise _fail(where, f"intervals names {unknown} that are not bar labels",
+                        "key the intervals by the labels of the bars")
+        raw = [intervals.get(label) for label in labels]
+    else:
+        raw = _items(intervals, where, "intervals")
+        if len(raw) != len(labels):
+            raise _fail(where, f"{len(raw)} intervals for {len(labels)} bars",
+                        "give one (low, high) or None per bar, in the order of the bars, "
+                        "or a {label: (low, high)} mapping")
+    out: list[tuple[float, float] | None] = []
+    for label, span in zip(labels, raw, strict=True):
+        if span is None:
+            out.append(None)
+            continue
+        item = _items(span, where, f"the interval of {label!r}")
+        if len(item) != 2:
+            raise _fail(where, f"the interval {span!r} of {label!r} is not (low, high)",
+                        "pass a (low, high) pair, or None for a bar without one")
+        low = _number(item[0], where, f"the low end of the interval of {label!r}")
+        high = _number(item[1], where, f"the high end of the interval of {label!r}")
+        if low > high:
+            raise _fail(where, f"the interval of {label!r} is ({low}, {high}), low > high",
+                        "pass (low, high) with low <= high")
+        out.append((low, high))
+    return out
 
 
 def _cell(value: Any, where: str) -> Cell:

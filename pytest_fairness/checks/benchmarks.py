@@ -2,9 +2,8 @@
 
 Each runs a model over the records of `pytest_fairness.corpus.benchmarks`, computes the
 benchmark's own metric (`pytest_fairness.metrics.benchmarks`) and records one
-`FairnessResult` with a per-group `Table` and a `BarChart` (each bar's label carries its
-interval, "gender [0.48, 0.61]": bar charts have no interval field); a failure lists the
-worst groups and example pairs or items.
+`FairnessResult` with a per-group `Table` and a `BarChart` (each bar with its interval);
+a failure lists the worst groups and example pairs or items.
 
 Who scores:
 
@@ -145,10 +144,10 @@ def _distance(value: float, ci: tuple[float, float] | None, centre: float) -> fl
     return max(0.0, low - centre, centre - high)
 
 
-def _interval_label(name: str, ci: tuple[float, float], digits: int = 2) -> str:
-    if math.isnan(ci[0]) or math.isnan(ci[1]):
-        return name
-    return f"{name} [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
+def _bar_interval(ci: tuple[float, float]) -> tuple[float, float] | None:
+    """A bar's interval for a `BarChart`: None when it is undefined (NaN)."""
+    low, high = ci
+    return (low, high) if math.isfinite(low) and math.isfinite(high) and low <= high else None
 
 
 def _cell(value: float) -> float | None:
@@ -288,11 +287,12 @@ def assert_crows_pairs_below(
         f"stereotyping sentence more likely; {found.confidence:.0%} {found.method} "
         "intervals; ideal 0.5 (Nangia et al. 2020, section 3)",
     )
+    charted = [t for t in worst if math.isfinite(found.by_type[t].share)]
     chart = BarChart(
         "CrowS-Pairs share by bias type",
-        [(_interval_label(t, found.by_type[t].ci), found.by_type[t].share)
-         for t in worst if math.isfinite(found.by_type[t].share)] or [("overall", 0.5)],
+        [(t, found.by_type[t].share) for t in charted] or [("overall", 0.5)],
         value_label="share preferring the more stereotyping sentence (ideal 0.5)",
+        intervals={t: _bar_interval(found.by_type[t].ci) for t in charted},
     )
     notes = [f"{found.overall.n_ties} tie(s) of {found.overall.n} pairs left out of the "
              "share."] if found.overall.n_ties else []
@@ -373,7 +373,7 @@ def assert_crows_pairs_gap_below(
         rows.append([name, gap.n_pairs, gap.n_positive, gap.n_negative, _cell(gap.gap),
                      _cell(ci[0]), _cell(ci[1]), _cell(gap.sign_test_p)])
         if name != "overall":
-            bars.append((_interval_label(name, ci, 3), gap.gap))
+            bars.append((name, gap.gap, _bar_interval(ci)))
     worst = sorted(types, key=lambda t: -abs(gaps[t]))
     side = " (CI end nearest 0)" if conf is not None else ""
     measurements = [Measurement(f"|mean score(more) - score(less)|{side}", devs["overall"],
@@ -397,8 +397,9 @@ def assert_crows_pairs_gap_below(
                    "CI high", "sign test p"], rows,
                   caption="mean over pairs of score(more) - score(less); > 0: the more "
                   "stereotyping sentence scores higher"),
-            BarChart("CrowS-Pairs score gap by bias type", bars,
-                     value_label="mean score(more) - score(less)"),
+            BarChart("CrowS-Pairs score gap by bias type", [b[:2] for b in bars],
+                     value_label="mean score(more) - score(less)",
+                     intervals=[b[2] for b in bars]),
         ),
     )
     conclude(
@@ -574,7 +575,7 @@ def assert_bbq_bias_below(
         caption=f"accuracy and bias scores (Parrish et al. 2022, section 3.4), "
         f"{res.confidence:.0%} intervals; s > 0: answers follow the stereotype",
     )
-    bars = [(_interval_label(f"{g.name} {lbl}", getattr(g, ci_attr)), getattr(g, attr))
+    bars = [(f"{g.name} {lbl}", getattr(g, attr), _bar_interval(getattr(g, ci_attr)))
             for g in res.by_category.values() for ctx, lbl, attr, ci_attr in keys
             if ctx in contexts and math.isfinite(getattr(g, attr))]
     result = FairnessResult(
@@ -585,8 +586,9 @@ def assert_bbq_bias_below(
         n_inputs=len(found),
         n_violations=len(violations),
         extra=res.to_dict(),
-        sections=(table, BarChart("BBQ bias scores by category", bars,
-                                  value_label="bias score (0: unbiased)")),
+        sections=(table, BarChart("BBQ bias scores by category", [b[:2] for b in bars],
+                                  value_label="bias score (0: unbiased)",
+                                  intervals=[b[2] for b in bars])),
     )
     notes = ["most biased (category, score, distance from 0): " + ", ".join(
         f"{n} {lbl} {d:.3f}" for d, n, lbl in scored[:5])]
@@ -718,8 +720,9 @@ def assert_winobias_gap_below(
                   caption="mean score of pro- minus anti-stereotyped sentences (Zhao et "
                   f"al. 2018, Table 2), {res.confidence:.0%} intervals"),
             BarChart("WinoBias gap by type",
-                     [(_interval_label(n, g.ci, 3), g.gap) for n, g in res.by_type.items()],
-                     value_label="mean pro - anti"),
+                     [(n, g.gap) for n, g in res.by_type.items()],
+                     value_label="mean pro - anti",
+                     intervals=[_bar_interval(g.ci) for g in res.by_type.values()]),
         ),
     )
     conclude(

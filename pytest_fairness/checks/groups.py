@@ -33,8 +33,8 @@ both sets; rows the model skipped are counted in the report.
 
 A failure shows the per-group table (group, n, the rate, its interval) with the gap
 against the bound, and example rows of the worst group that the model got wrong. The
-recorded result carries a `Table` and a `BarChart` section (the rate per group, with its
-interval in the bar's label), and the gap as its first measurement, so the summary shows
+recorded result carries a `Table` and a `BarChart` section (the rate per group, each bar
+with its interval), and the gap as its first measurement, so the summary shows
 the worst group gap.
 """
 
@@ -724,14 +724,16 @@ def _judge(
         caption=f"{_REFERENCE.get(name, label)}; worst group first"
         + (f"; {gap_ci.confidence:.0%} bootstrap intervals" if gap_ci else ""))
     bars: list[tuple[str, float]] = []
+    spans: list[tuple[float, float] | None] = []
     for k in order:
         for p in parts:
             bar = f"{group_label(k)} {_SHORT.get(p, p)}" if len(parts) > 1 else group_label(k)
-            interval = _ci_text(cis.get(k, {}).get(p)) if cis else ""
-            bars.append((f"{bar} {interval}".strip(), per_group[k][p]))
-    chart = BarChart(f"{label} by group", bars, value_label=label,
-                     caption="the rate per group" + (", its interval in brackets" if cis
-                                                    else ""))
+            ci = cis.get(k, {}).get(p)
+            bars.append((bar, per_group[k][p]))
+            spans.append((ci.low, ci.high) if ci is not None and _ci_text(ci)
+                         and ci.low <= ci.high else None)
+    chart = BarChart(f"{label} by group", bars, value_label=label, intervals=spans,
+                     caption="the rate per group" + (", with its interval" if cis else ""))
     width = max(5, *(len(str(r[0])) for r in rows))
     lines = [f"per group ({len(rows)}, worst first):",
              "  " + f"{'group':<{width}}  {'n':>6}  " + "  ".join(

@@ -14,7 +14,8 @@ inputs grouped by input (each listing the tests that found it) and the other rec
 inputs.
 
 Report sections are drawn generically, one function per section type: a `Curve` as a line
-plot, a `BarChart` as grouped diverging bars, `Clusters` as a figure of the cluster curves
+plot, a `BarChart` as grouped diverging bars with each bar's interval as an error bar (a
+table of the bars when there are no figures), `Clusters` as a figure of the cluster curves
 plus a listing of every term, a `Table` as an HTML table. A figure that several tests
 recorded identically (tests sharing one PSA run) is drawn once, in the first of their
 sections, and the others link to it. Node ids and statistic names wrap only at their word
@@ -224,22 +225,28 @@ def _plot_curve(section: Curve, figs: _Figures) -> str:
 @_plot.register
 def _plot_bars(section: BarChart, figs: _Figures) -> str:
     """Horizontal bars from 0: one colour per group, each group's block sorted by value
-    (psa, Figure 1); without groups, one colour in the order given."""
+    (psa, Figure 1); without groups, one colour in the order given. A bar's interval is
+    an error bar from its low to its high end."""
     groups = section.group_of
-    blocks: dict[str, list[tuple[str, float]]] = {}
-    for name, value in section.bars:
-        blocks.setdefault(groups.get(name, ""), []).append((name, value))
+    blocks: dict[str, list[tuple[str, float, tuple[float, float] | None]]] = {}
+    for name, value, span in section.entries:
+        blocks.setdefault(groups.get(name, ""), []).append((name, value, span))
     order = sorted(blocks, key=lambda k: (k == "", k))
-    rows: list[tuple[str, float, str]] = []
+    rows: list[tuple[str, float, str, tuple[float, float] | None]] = []
     for key in order:
         ranked = blocks[key] if section.groups is None else sorted(
             blocks[key], key=lambda nv: (-nv[1], nv[0]))
-        rows.extend((name, value, key or "other") for name, value in ranked)
+        rows.extend((name, value, key or "other", span) for name, value, span in ranked)
     fig = figs.new(5.6, max(2.0, 0.6 + 0.2 * len(rows)))
     ax = fig.add_subplot()
     colors = {k or "other": _PALETTE[i % len(_PALETTE)] for i, k in enumerate(order)}
     ys = list(range(len(rows)))[::-1]
     ax.barh(ys, [r[1] for r in rows], color=[colors[r[2]] for r in rows], height=0.75)
+    spans = [(y, r[3]) for y, r in zip(ys, rows, strict=True) if r[3] is not None]
+    if spans:  # drawn about the interval's middle: the value need not lie inside it
+        ax.errorbar([(lo + hi) / 2 for _, (lo, hi) in spans], [y for y, _ in spans],
+                    xerr=[(hi - lo) / 2 for _, (lo, hi) in spans], fmt="none",
+                    ecolor="#101828", elinewidth=1.0, capsize=2.5)
     ax.set_yticks(ys)
     ax.set_yticklabels([_plain(r[0]) for r in rows], fontsize=7 if len(rows) > 30 else 8)
     ax.axvline(0, color="#344054", linewidth=0.8)
@@ -560,6 +567,19 @@ def _cell(cell: Cell) -> str:
     return f"<td>{escape(str(cell))}</td>"
 
 
+def _bar_table(chart: BarChart) -> list[str]:
+    """A bar chart as a table (label, group, value, interval), for a page without figures."""
+    columns = ["label", *(["group"] if chart.groups is not None else []), chart.value_label,
+               *(["interval"] if chart.intervals is not None else [])]
+    group_of = chart.group_of
+    rows = [[label, *([group_of.get(label, "other")] if chart.groups is not None else []),
+             value,
+             *([None if span is None else f"[{fmt(span[0])}, {fmt(span[1])}]"]
+               if chart.intervals is not None else [])]
+            for label, value, span in chart.entries]
+    return _table(Table(chart.title, columns, rows, caption=chart.caption))
+
+
 def _table(table: Table) -> list[str]:
     numeric = [any(isinstance(r[i], int | float) and not isinstance(r[i], bool)
                    for r in table.rows) for i in range(len(table.columns))]
@@ -647,6 +667,8 @@ def _test_section(nodeid: str, groups: list[Group], summary: Summary, page: _Pag
         for section in g.sections:
             if isinstance(section, Table):
                 out.extend(_table(section))
+            elif isinstance(section, BarChart) and not page.figs.available:
+                out.extend(_bar_table(section))  # the figure's data, as a table
             elif isinstance(section, Clusters):
                 out.extend(_clusters(section))
     out.append("</section>")

@@ -14,9 +14,10 @@ Nothing is cut mid-word: cells, node ids and titles wrap at word boundaries
 (`totals_segments`, defined in `report.summary`).
 
 Report sections are drawn generically, one function per section type (`section_lines`):
-a `Curve` as an ASCII line chart (or a list of points), a `BarChart` as diverging bars, a
-`Table` aligned, `Clusters` as one line per cluster. They come grouped by title, in the
-order the titles first appear across the groups, then by group.
+a `Curve` as an ASCII line chart (or a list of points), a `BarChart` as diverging bars
+(each bar's interval, when it has one, after its value), a `Table` aligned, `Clusters` as
+one line per cluster. They come grouped by title, in the order the titles first appear
+across the groups, then by group.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import re
 import textwrap
 from collections.abc import Mapping, Sequence
 
+from ..errors import ConfigurationError
 from ..results import BarChart, Cell, Cluster, Clusters, Curve, Section, Table
 from .comparison import Comparison, MetricChange
 from .summary import DiscriminatoryInput, DistinctInput, Group, StatisticRow, Summary
@@ -712,26 +714,33 @@ def line_chart(series: Sequence[Sequence[tuple[float, float]]], *, width: int,
 
 
 def bar_chart(values: Sequence[tuple[str, float]], groups: Mapping[str, str] | None, *,
-              width: int, limit: int | None = None) -> list[str]:
+              width: int, limit: int | None = None,
+              intervals: Sequence[tuple[float, float] | None] | None = None) -> list[str]:
     """Diverging horizontal bars per name, grouped (female, male, ...) and sorted by value.
 
     The layout of psa Figure 1: one block per group (names without a group last, as
     "other"), names within a block from the most positive value to the most negative;
     `limit` keeps the top and bottom names of a block. With `groups=None` the bars are one
-    block in the order given, without a group column.
+    block in the order given, without a group column. `intervals` (one (low, high) or None
+    per value, aligned with `values`) are printed after each value as "[low, high]".
     """
     if not values:
         return []
-    by_group: dict[str, list[tuple[str, float]]] = {}
-    for name, value in values:
-        by_group.setdefault((groups or {}).get(name, ""), []).append((name, value))
+    spans = list(intervals) if intervals is not None else [None] * len(values)
+    if len(spans) != len(values):
+        raise ConfigurationError(f"bar_chart: {len(spans)} intervals for {len(values)} "
+                                 "values; pass one (low, high) or None per value")
+    by_group: dict[str, list[tuple[str, float, tuple[float, float] | None]]] = {}
+    for (name, value), span in zip(values, spans, strict=True):
+        by_group.setdefault((groups or {}).get(name, ""), []).append((name, value, span))
     order = sorted(by_group, key=lambda g: (g == "", g))
     scale = max(abs(v) for _, v in values) or 1.0
     group_w = 0 if groups is None else max(len(g or "other") for g in order)
     group_col = 0 if groups is None else group_w + 2
     name_w = min(max(18, width // 4), max(len(n) for n, _ in values))
     value_w = max(len(f"{v:+.3f}") for _, v in values)
-    bar_w = max(11, min(width - 2 - group_col - name_w - 1 - value_w - 3, 61))
+    span_w = max((len(_interval_text(s)) + 1 for s in spans if s is not None), default=0)
+    bar_w = max(11, min(width - 2 - group_col - name_w - 1 - value_w - 3 - span_w, 61))
     half = (bar_w - 1) // 2
     lines = []
     scale_txt = fmt(scale)
@@ -744,8 +753,8 @@ def bar_chart(values: Sequence[tuple[str, float]], groups: Mapping[str, str] | N
         if limit is not None and len(rows) > limit:
             keep = max(1, limit // 2)
             skipped = len(rows) - 2 * keep
-            rows = [*rows[:keep], ("...", math.nan), *rows[-keep:]]
-        for i, (name, value) in enumerate(rows):
+            rows = [*rows[:keep], ("...", math.nan, None), *rows[-keep:]]
+        for i, (name, value, span) in enumerate(rows):
             label = (group or "other") if i == 0 else ""
             block = "" if groups is None else f"{label:<{group_w}}  "
             if math.isnan(value):
@@ -754,9 +763,17 @@ def bar_chart(values: Sequence[tuple[str, float]], groups: Mapping[str, str] | N
             n = round(abs(value) / scale * half)
             left = (" " * (half - n) + "#" * n) if value < 0 else " " * half
             right = ("#" * n).ljust(half) if value > 0 else " " * half
+            shown = f"{value:+.3f}"
+            if span is not None:
+                shown = f"{shown:>{value_w}} {_interval_text(span)}"
             lines.append(f"  {block}{shorten_words(name, name_w):<{name_w}} "
-                         f"{left}|{right} {value:+.3f}")
+                         f"{left}|{right} {shown}")
     return lines
+
+
+def _interval_text(span: tuple[float, float]) -> str:
+    """An interval as "[low, high]", each end as the bar values are shown."""
+    return f"[{span[0]:+.3f}, {span[1]:+.3f}]"
 
 
 def _title(label: str, g: Group, width: int, style: _Style, *, bold: bool = True) -> list[str]:
@@ -824,12 +841,14 @@ def _curve_lines(section: Curve, g: Group, width: int, verbosity: int,
 @section_lines.register
 def _bar_chart_lines(section: BarChart, g: Group, width: int, verbosity: int,
                      style: _Style) -> list[str]:
-    """Diverging bars (`bar_chart`); ten per block by default, all at -v."""
+    """Diverging bars (`bar_chart`), each bar's interval after its value; ten per block
+    by default, all at -v."""
     bars = [(printable(name), value) for name, value in section.bars]
     groups = None if section.groups is None else {
         printable(name): printable(group) for name, group in section.groups}
     return [*_title(printable(section.heading), g, width, style),
-            *bar_chart(bars, groups, width=width, limit=None if verbosity >= 1 else 10)]
+            *bar_chart(bars, groups, width=width, limit=None if verbosity >= 1 else 10,
+                       intervals=section.intervals)]
 
 
 _TABLE_ROWS = 20

@@ -122,7 +122,10 @@ def test_assert_crows_pairs_passes_and_records_table_and_chart() -> None:
     assert table.rows[-1][0] == "overall"
     assert [r[0] for r in table.rows[:2]] == ["age", "socioeconomic"]  # farthest from 0.5
     chart = BarChart.from_dict(result["sections"][1])
-    assert chart.bars[0][0].startswith("age [")
+    assert chart.bars[0][0] == "age"  # a plain label; the interval is the bar's own
+    assert chart.intervals is not None
+    low, high = chart.intervals[0] or (math.nan, math.nan)
+    assert 0.0 <= low <= high <= 1.0
 
 
 def test_assert_crows_pairs_per_type_fails_listing_types_and_pairs() -> None:

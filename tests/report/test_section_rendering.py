@@ -354,10 +354,185 @@ def test_rows_of_a_data_set_are_listed_without_marks_or_arrows() -> None:
                     detail="group 'gay': labelled '0', predicted '1'")
     lines = render_violations([row], 1, "P(1)", 5)
     assert lines[0] == "worst 1 of 1 discriminatory input(s):"
-    assert "score (label)" in lines[1] and "->" not in lines[1]
+    assert "score (label)" in lines[1]
+    assert "->" not in lines[1]
     pair = Violation(original="He is here.", perturbed="She is here.",
                      original_spans=((0, 2),), perturbed_spans=((0, 3),),
                      original_score=0.1, perturbed_score=0.8, measure=0.7)
     lines = render_violations([row, pair], 2, "shift", 5)
     assert "changed words in [[...]]" in lines[0]
     assert "original -> perturbed" in lines[1]
+
+
+# --------------------------------------------------------------------------- bar intervals
+
+
+def _interval_chart() -> BarChart:
+    return BarChart("Rate by group", [("women", 0.30), ("men", 0.55), ("nb", 0.10)],
+                    groups={"women": "gender", "men": "gender"}, value_label="rate",
+                    intervals=[(0.20, 0.42), (0.50, 0.61), None], caption="95% bootstrap")
+
+
+def _interval_summary(*charts: BarChart) -> rp.Summary:
+    t = rp.RecordedTest.create("t.py::test_rates", [result("group_rates", 0, 1) | {
+        "sections": [c.to_dict() for c in charts or (_interval_chart(),)]}])
+    return rp.build_summary([t])
+
+
+def test_bar_intervals_reach_the_json_file_and_validate(tmp_path: Path) -> None:
+    s = _interval_summary()
+    (path,) = rp.write_reports(tmp_path, s, created="2024-01-01T00:00:00Z", formats=["json"])
+    doc = json.loads(path.read_text())
+    _validator().validate(doc)
+    (chart,) = doc["summary"][0]["sections"]
+    assert chart["bars"] == [["men", 0.55], ["women", 0.3], ["nb", 0.1]]
+    assert chart["intervals"] == [[0.5, 0.61], [0.2, 0.42], None]
+    assert rp.load_json(path).groups[0].sections == (_interval_chart(),)
+
+
+def test_the_schema_keeps_reports_without_intervals_valid_and_refuses_bad_ones() -> None:
+    doc = rp.to_json_doc(_interval_summary(), created="2024-01-01T00:00:00Z")
+    chart = doc["summary"][0]["sections"][0]
+    _validator().validate(doc)
+    chart["intervals"] = None
+    _validator().validate(doc)
+    del chart["intervals"]  # a report written before bars had intervals
+    _validator().validate(doc)
+    for bad in ([[0.1]], [0.1, 0.2], [["a", "b"]], "0.1-0.2", []):
+        chart["intervals"] = bad
+        with pytest.raises(jsonschema.ValidationError):
+            _validator().validate(doc)
+
+
+def test_the_text_report_shows_each_interval_after_its_value() -> None:
+    lines = rp.render_text(_interval_summary(), width=100)
+    _match(lines, [
+        "Rate by group: t.py::test_rates [[]group_rates]",
+        "  gender  men  *|#* +0.550 [[]+0.500, +0.610]",
+        "          women  *|#* +0.300 [[]+0.200, +0.420]",
+        "  other   nb  *|#* +0.100",
+    ])
+    start = lines.index("Rate by group: t.py::test_rates [group_rates]")
+    chart = lines[start + 1:start + 5]
+    assert chart[-1].endswith("+0.100")  # a bar without an interval shows none
+    assert all(len(line) <= 100 for line in chart)
+    narrow = rp.render_text(_interval_summary(), width=60)
+    start = narrow.index("Rate by group: t.py::test_rates [group_rates]")
+    assert all(len(line) <= 60 for line in narrow[start + 1:start + 5])
+    plain = rp.render_text(_interval_summary(BarChart("Rate by group", {"men": 0.55})), width=100)
+    assert not any("[+" in line for line in plain)
+
+
+def _drawn_figures(monkeypatch: pytest.MonkeyPatch, summary: rp.Summary) -> list[object]:
+    """The matplotlib figures the HTML report draws (not encoded)."""
+    pytest.importorskip("matplotlib")
+    from pytest_fairness.report import html
+
+    figures: list[object] = []
+
+    def keep(fig: object) -> str:
+        figures.append(fig)
+        return "cG5n"
+
+    monkeypatch.setattr(html._Figures, "png", staticmethod(keep))
+    page = rp.render_html(summary)
+    assert page.count("data:image/png;base64,cG5n") == len(figures)
+    return figures
+
+
+def test_the_html_report_draws_intervals_as_error_bars(monkeypatch: pytest.MonkeyPatch) -> None:
+    (fig,) = _drawn_figures(monkeypatch, _interval_summary())
+    (ax,) = fig.axes  # type: ignore[attr-defined]
+    (bars, errors) = ax.containers
+    assert [round(b.get_width(), 3) for b in bars] == [0.55, 0.3, 0.1]  # shown top down
+    (lines,) = errors.lines[2]
+    spans = sorted((round(a[0], 3), round(b[0], 3), round(a[1], 3))
+                   for a, b in lines.get_segments())
+    assert spans == [(0.2, 0.42, 1.0), (0.5, 0.61, 2.0)]  # y: women 1, men 2 (top)
+
+
+def test_an_interval_need_not_contain_its_value_in_the_figure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    chart = BarChart("Bootstrap", {"a": 0.5}, intervals=[(0.6, 0.9)])
+    (fig,) = _drawn_figures(monkeypatch, _interval_summary(chart))
+    (_, errors) = fig.axes[0].containers  # type: ignore[attr-defined]
+    ((low, high),) = errors.lines[2][0].get_segments()
+    assert (round(low[0], 3), round(high[0], 3)) == (0.6, 0.9)
+
+
+def test_the_html_report_draws_no_error_bars_without_intervals(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (fig,) = _drawn_figures(monkeypatch, _interval_summary(BarChart("plain", {"a": 1.0})))
+    assert len(fig.axes[0].containers) == 1  # type: ignore[attr-defined]  # the bars only
+
+
+def test_html_without_matplotlib_lists_the_bars_with_their_intervals(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg"):
+        monkeypatch.setitem(sys.modules, name, None)
+    page = rp.render_html(_interval_summary())
+    assert "data:image/png" not in page
+    section = html_section(page, "t.py::test_rates")
+    assert "<h4>Rate by group</h4>" in section
+    assert ('<th>label</th><th>group</th><th class="num">rate</th><th>interval</th>'
+            in section)
+    assert ('<tr><td>men</td><td>gender</td><td class="num">0.55</td>'
+            "<td>[0.5, 0.61]</td></tr>") in section
+    assert '<tr><td>nb</td><td>other</td><td class="num">0.1</td><td></td></tr>' in section
+    assert '<p class="small">95% bootstrap</p>' in section
+    plain = rp.render_html(_interval_summary(BarChart("plain", {"a": 1.0})))
+    assert '<th>label</th><th class="num">value</th></tr>' in plain
+
+
+INTERVAL_SUITE = """
+import pytest_fairness as pf
+from pytest_fairness.results import BarChart, FairnessResult, Measurement
+
+
+def test_rates():
+    chart = BarChart("Rate by group", [("women", 0.3), ("men", 0.55)],
+                     groups={"women": "gender", "men": "gender"},
+                     intervals={"women": (0.2, 0.42)})
+    pf.record(FairnessResult("group_rates", True, measurements=(Measurement("gap", 0.25),),
+                             n_inputs=20, sections=(chart,)))
+
+
+def test_other():
+    pf.record(FairnessResult("group_rates", True, n_inputs=1,
+                             sections=(BarChart("plain", {"a": 1.0}),)))
+"""
+
+
+def test_bar_intervals_cross_xdist_workers(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    pytester.makepyfile(test_rates=INTERVAL_SUITE)
+    docs = []
+    for name, args in (("one", ("-p", "no:xdist")), ("two", ("-n", "2"))):
+        run = pytester.runpytest("-p", "no:randomly", f"--fairness-report={name}", *args)
+        run.assert_outcomes(passed=2)
+        doc = json.loads((pytester.path / name / "fairness.json").read_text())
+        _validator().validate(doc)
+        doc.pop("created")
+        docs.append(doc)
+    assert docs[0] == docs[1]
+    by_title = {s["title"]: s for g in docs[1]["summary"] for s in g["sections"]}
+    assert by_title["Rate by group"]["intervals"] == [None, [0.2, 0.42]]  # men, women
+    assert by_title["plain"]["intervals"] is None
+
+
+def test_a_long_bar_chart_keeps_the_intervals_of_the_bars_it_shows() -> None:
+    from pytest_fairness.errors import ConfigurationError
+    from pytest_fairness.report.text import bar_chart
+
+    values = [(f"n{i:02d}", i / 100) for i in range(30)]
+    spans = [(i / 100 - 0.01, i / 100 + 0.01) for i in range(30)]
+    lines = bar_chart(values, {}, width=80, limit=6, intervals=spans)
+    assert any("... 24 more names" in line for line in lines)
+    assert lines[1].endswith("+0.290 [+0.280, +0.300]")
+    assert lines[-1].endswith("+0.000 [-0.010, +0.010]")
+    assert max(len(line) for line in lines) <= 80
+    with pytest.raises(ConfigurationError, match="1 intervals for 30 values"):
+        bar_chart(values, {}, width=80, intervals=spans[:1])

@@ -46,8 +46,11 @@ def bar_charts(draw: st.DrawFn) -> BarChart:
     bars = draw(st.lists(st.tuples(texts, numbers), min_size=1, max_size=8))
     groups = draw(st.none() | st.dictionaries(
         st.sampled_from([b[0] for b in bars]) | texts, st.none() | texts, max_size=8))
+    interval = st.tuples(numbers, numbers).map(lambda lh: (min(lh), max(lh)))
+    intervals = draw(st.none() | st.lists(st.none() | interval, min_size=len(bars),
+                                          max_size=len(bars)))
     return BarChart(draw(titles), bars, groups=groups, caption=draw(captions),
-                    value_label=draw(texts))
+                    value_label=draw(texts), intervals=intervals)
 
 
 cells = st.none() | texts | st.integers() | numbers | st.booleans()
@@ -95,12 +98,14 @@ def test_any_valid_section_survives_json(section: Section) -> None:
         BarChart("ScoreSens per name", {"Maria": 0.04, "John": -0.01},
                  groups={"Maria": "female", "John": "male"}, value_label="ScoreSens"),
         BarChart("plain", [("b", 1.0), ("a", 2.0)]),
+        BarChart("with intervals", [("b", 1.0), ("a", 2.0), ("c", 0.5)],
+                 groups={"a": "x", "b": "y"}, intervals=[(0.5, 1.5), None, (0.6, 0.9)]),
         Table("t", ["name", "n", "rate", "ok"], [["x", 3, 0.5, True], ["y", None, -1.25, False]]),
         Clusters("Term clusters", [{"cluster": 0, "terms": ["a", "b"], "curve": [0.1, 0.2],
                                     "mean_shift": 0.05}], label="India", relative=True,
                  template_scores=[0.0, 0.1]),
     ],
-    ids=["curve", "points", "bars", "plain-bars", "table", "clusters"],
+    ids=["curve", "points", "bars", "plain-bars", "interval-bars", "table", "clusters"],
 )
 def test_each_section_type_round_trips(section: Section) -> None:
     data = section.to_dict()
@@ -131,6 +136,46 @@ def test_grouped_bars_are_kept_in_the_order_they_are_shown() -> None:
     assert [name for name, _ in ungrouped.bars] == ["x", "a"]
     assert ungrouped.groups is None
     assert ungrouped.to_dict()["groups"] is None
+
+
+def test_bar_intervals_stay_with_their_bars_when_groups_reorder_them() -> None:
+    b = BarChart("b", [("x", 0.1), ("a", -0.2), ("m", 0.3), ("c", 0.4)],
+                 groups={"a": "female", "c": "female", "m": "male", "x": None},
+                 intervals=[(0.0, 0.2), (-0.3, -0.1), None, (0.35, 0.5)])
+    assert [name for name, _ in b.bars] == ["c", "a", "m", "x"]
+    assert b.intervals == ((0.35, 0.5), (-0.3, -0.1), None, (0.0, 0.2))
+    assert b.entries == (("c", 0.4, (0.35, 0.5)), ("a", -0.2, (-0.3, -0.1)),
+                         ("m", 0.3, None), ("x", 0.1, (0.0, 0.2)))
+    assert b.to_dict()["intervals"] == [[0.35, 0.5], [-0.3, -0.1], None, [0.0, 0.2]]
+
+
+def test_bar_intervals_by_label_and_in_plain_builtins() -> None:
+    by_label = BarChart("b", {"a": 1.0, "b": 2.0},
+                        intervals={"b": (np.float64(1.5), np.float32(2.5))})
+    assert by_label.intervals == (None, (1.5, 2.5))
+    assert all(type(v) is float for v in by_label.intervals[1] or ())
+    assert by_label == BarChart("b", {"a": 1.0, "b": 2.0}, intervals=[None, [1.5, 2.5]])
+    # an estimate outside its (bootstrap) interval is allowed; a point interval too
+    outside = BarChart("b", {"a": 1.0}, intervals=[(1.2, 1.2)])
+    assert outside.intervals == ((1.2, 1.2),)
+
+
+def test_bars_without_intervals_have_none() -> None:
+    plain = BarChart("b", {"a": 1.0, "b": 2.0})
+    assert plain.intervals is None
+    assert plain.entries == (("a", 1.0, None), ("b", 2.0, None))
+    assert plain.to_dict()["intervals"] is None
+    assert BarChart("b", {"a": 1.0, "b": 2.0}, intervals=[None, None]) == plain
+    assert BarChart("b", {"a": 1.0, "b": 2.0}, intervals={}) == plain
+
+
+def test_a_bar_chart_written_before_intervals_still_reads() -> None:
+    old = {"type": "bar_chart", "title": "b", "caption": None, "bars": [["a", 1.0]],
+           "groups": None, "value_label": "AUC"}
+    chart = section_from_dict(old)
+    assert isinstance(chart, BarChart)
+    assert chart.intervals is None
+    assert chart == BarChart("b", {"a": 1.0}, value_label="AUC")
 
 
 def test_clusters_heading_names_the_label() -> None:
@@ -177,6 +222,24 @@ def test_from_dict_ignores_keys_it_does_not_know() -> None:
         (lambda: BarChart("b", [(1, 2.0)]), "must be a string"),  # type: ignore[list-item]
         (lambda: BarChart("b", {"a": 1.0}, groups={"a": 3}),  # type: ignore[arg-type]
          "must be a string"),
+        (lambda: BarChart("b", {"a": 1.0}, intervals=[(0.9, 0.8)]),
+         r"interval of 'a' is \(0.9, 0.8\), low > high; pass \(low, high\) with low <= high"),
+        (lambda: BarChart("b", {"a": 1.0}, intervals=[(math.nan, 1.0)]),
+         "low end of the interval of 'a' is nan, not a finite number"),
+        (lambda: BarChart("b", {"a": 1.0}, intervals=[(0.0, math.inf)]),
+         "high end of the interval of 'a' is inf, not a finite number"),
+        (lambda: BarChart("b", {"a": 1.0}, intervals=[(0.0, "1")]),  # type: ignore[list-item]
+         "high end of the interval of 'a' must be a number"),
+        (lambda: BarChart("b", {"a": 1.0}, intervals=[(0.0, 0.5, 1.0)]),  # type: ignore[list-item]
+         r"interval \(0.0, 0.5, 1.0\) of 'a' is not \(low, high\)"),
+        (lambda: BarChart("b", {"a": 1.0}, intervals=[0.5]),  # type: ignore[list-item]
+         "the interval of 'a' must be a sequence"),
+        (lambda: BarChart("b", {"a": 1.0, "b": 2.0}, intervals=[(0.0, 1.0)]),
+         "1 intervals for 2 bars; give one"),
+        (lambda: BarChart("b", {"a": 1.0}, intervals={"A": (0.0, 1.0)}),
+         r"intervals names \['A'\] that are not bar labels"),
+        (lambda: BarChart("b", {"a": 1.0}, intervals="0-1"),  # type: ignore[arg-type]
+         "intervals must be a sequence"),
         (lambda: Table("t", [], []), "no columns"),
         (lambda: Table("t", ["a", "b"], [[1]]), "row 1 has 1 cells for 2 columns"),
         (lambda: Table("t", ["a"], [[math.nan]]), "not a finite number"),
@@ -201,6 +264,10 @@ def test_bad_section_input_is_a_configuration_error(build: Any, message: str) ->
         ({"title": "no type"}, "needs a string 'type'"),
         ({"type": "curve", "title": "c"}, "has no 'series'"),
         ({"type": "bar_chart", "title": "b", "bars": [["a", None]]}, "must be a number"),
+        ({"type": "bar_chart", "title": "b", "bars": [["a", 1.0]], "intervals": [[2.0, 1.0]]},
+         "low > high"),
+        ({"type": "bar_chart", "title": "b", "bars": [["a", 1.0]], "intervals": [[None, 1.0]]},
+         "low end of the interval of 'a' must be a number"),
         ({"type": "table", "columns": ["a"], "rows": []}, "has no 'title'"),
     ],
 )
