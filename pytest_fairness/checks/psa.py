@@ -17,6 +17,7 @@ import math
 import os
 from collections import deque
 from collections.abc import Hashable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -30,7 +31,7 @@ from ..metrics.bootstrap import BootstrapCI, bootstrap_psa
 from ..metrics.psa import PSAAccumulator, PSAResult, default_thresholds
 from ..metrics.validation import check_ci_method, check_confidence
 from ..models.checks import check_score_range
-from ..models.scoring import coerce_model, score_texts
+from ..models.scoring import Scores, coerce_model, score_texts
 from ..models.thresholds import model_score_range, score_threshold
 from ..perturb.name_swap import Names, split_names
 from ..report.charts import label_dist_section, score_sens_section
@@ -359,21 +360,13 @@ def psa_run(
     kept_o: list[FloatArray] = []
     kept_p: list[FloatArray] = []
     n_scored = 0
+    overlap = bool(getattr(m, "scores_elsewhere", False))
+    prepared = _perturbed_chunks(anchors, per_chunk, name_list, run)
     with progress(total, "PSA: name perturbations", unit="sentences") as advance:
-        for chunk in _chunks(anchors, per_chunk):
-            run.n_anchors += len(chunk)
+        for n_chunk, used, texts, scores in _scored_chunks(m, prepared, overlap):
             try:
-                used: list[tuple[Anchor, tuple[Perturbation, ...]]] = []
-                for anchor in chunk:
-                    ps = tuple(_perturb.names([anchor], name_list))
-                    if not ps:
-                        run.n_without_perturbation += 1
-                        continue
-                    used.append((anchor, ps))
-                if not used:
+                if scores is None:
                     continue
-                texts = [[a.text, *(p.perturbed for p in ps)] for a, ps in used]
-                scores = score_texts(m, [t for row in texts for t in row], need_scores=True)
                 table = np.array(
                     [[scores.score(t) for t in row] for row in texts], dtype=np.float64
                 )
@@ -397,7 +390,7 @@ def psa_run(
                     kept_o.append(orig)
                     kept_p.append(pert)
             finally:
-                advance(len(chunk))
+                advance(n_chunk)
     if balancer is not None:
         run.n_unbalanced = balancer.finish()
     report = anchors.report if isinstance(anchors, AnchorStream) else None
@@ -426,6 +419,57 @@ def psa_run(
         run.scores = (np.concatenate(kept_o), np.concatenate(kept_p, axis=0))
     run.worst_flips.sort(key=lambda f: (-f[0], f[1], f[2]))
     return run
+
+
+_Prepared = tuple[int, list[tuple[Anchor, tuple[Perturbation, ...]]], list[list[str]]]
+
+
+def _perturbed_chunks(
+    anchors: Iterator[Anchor], per_chunk: int, names: Sequence[str], run: PSARun
+) -> Iterator[_Prepared]:
+    """Each chunk of anchors (read, and parsed where needed, as the iterator is advanced)
+    with its name perturbations: (anchors read, the perturbed anchors, the texts to score:
+    each anchor's sentence then its perturbations)."""
+    for chunk in _chunks(anchors, per_chunk):
+        run.n_anchors += len(chunk)
+        used: list[tuple[Anchor, tuple[Perturbation, ...]]] = []
+        for anchor in chunk:
+            ps = tuple(_perturb.names([anchor], names))
+            if not ps:
+                run.n_without_perturbation += 1
+                continue
+            used.append((anchor, ps))
+        yield len(chunk), used, [[a.text, *(p.perturbed for p in ps)] for a, ps in used]
+
+
+def _scores_of(model: TextModel, texts: list[list[str]]) -> Scores | None:
+    if not texts:
+        return None
+    return score_texts(model, [t for row in texts for t in row], need_scores=True)
+
+
+def _scored_chunks(
+    model: TextModel, prepared: Iterator[_Prepared], overlap: bool
+) -> Iterator[tuple[int, list[tuple[Anchor, tuple[Perturbation, ...]]], list[list[str]],
+                    Scores | None]]:
+    """The prepared chunks with their scores, in corpus order. With `overlap` (a model
+    whose scoring waits on other processes or machines: `scores_elsewhere`, e.g. Ray
+    workers or a server) a chunk is scored on a helper thread while the next one is read,
+    parsed and perturbed here; the results come back in the same order, so every running
+    sum is added in the same order as without it and the metrics are identical."""
+    if not overlap:
+        for n, used, texts in prepared:
+            yield n, used, texts, _scores_of(model, texts)
+        return
+    with ThreadPoolExecutor(1, thread_name_prefix="pytest-fairness-psa") as pool:
+        pending: tuple[int, Any, Any, Future[Scores | None]] | None = None
+        for n, used, texts in prepared:
+            future = pool.submit(_scores_of, model, texts)
+            if pending is not None:
+                yield pending[0], pending[1], pending[2], pending[3].result()
+            pending = (n, used, texts, future)
+        if pending is not None:
+            yield pending[0], pending[1], pending[2], pending[3].result()
 
 
 def _check_psa_args(

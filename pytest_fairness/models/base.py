@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Sequence
 from itertools import repeat
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -115,6 +115,9 @@ class ModelAdapter:
     #: How batches are sized when no batch size is given (`batching`): "fixed" here;
     #: scikit-learn estimators send everything at once, plain callables adapt.
     _batching: Batching = "fixed"
+    #: True when scoring waits on other processes or machines (Ray workers, a server):
+    #: a caller may then prepare the next batch while this one is scored (PSA does).
+    scores_elsewhere: ClassVar[bool] = False
 
     def __init__(
         self,

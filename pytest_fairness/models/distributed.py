@@ -25,7 +25,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -82,6 +82,7 @@ class RayModel(ModelAdapter):
     """
 
     _batching: Batching = "whole"
+    scores_elsewhere: ClassVar[bool] = True  # the workers score; PSA perturbs meanwhile
 
     def __init__(self, make: Callable[[], object], *, workers: int, address: str | None,
                  options: dict[str, Any], **common: Any) -> None:

@@ -8,7 +8,7 @@ import re
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from ..errors import FairnessError
 from .base import Batch, Row
@@ -46,6 +46,7 @@ class RemoteModel(CallableModel):
     """
 
     _batching: Batching = "fixed"  # a server limits its requests
+    scores_elsewhere: ClassVar[bool] = True  # waits on I/O; PSA perturbs meanwhile
 
     def __init__(
         self,
