@@ -180,6 +180,11 @@ class DiskCache:
     warns once (`CacheWarning`) and turns itself off (`broken` is then the reason).
     """
 
+    #: What the store holds, as its warnings name it (a subclass storing other rows
+    #: changes these; `generation_cache.AnswerStore` stores generated answers).
+    label = "prediction cache"
+    items = "predictions"
+
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.broken: str | None = None
@@ -379,8 +384,8 @@ class DiskCache:
             with contextlib.suppress(sqlite3.Error):
                 db.close()
         warnings.warn(
-            f"prediction cache {self.path} could not be used ({during}: {self.broken}); "
-            "predictions are kept in memory for this run only. Delete the file (or point "
+            f"{self.label} {self.path} could not be used ({during}: {self.broken}); "
+            f"{self.items} are kept in memory for this run only. Delete the file (or point "
             "--fairness-cache-dir elsewhere) to start a fresh cache.",
             CacheWarning,
             stacklevel=4,

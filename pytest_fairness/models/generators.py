@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -168,6 +169,26 @@ class HFGenerator:
 
     def __repr__(self) -> str:
         return f"HFGenerator({type(self.model).__name__}, max_new_tokens={self.max_new_tokens})"
+
+    @property
+    def fingerprint(self) -> str:
+        """The identity the generation cache keys on (`cached_generator`): the model's name
+        (`name_or_path`) and a hash of its and the generation config, the tokenizer's name,
+        and every sampling option that changes the continuations (`max_new_tokens`,
+        `temperature`, `top_k`, `top_p`, `trim_unfinished`). Weights changed under the same
+        name and config are not seen: pass `fingerprint=` to the cache then."""
+        model, tokenizer = self.model, self.tokenizer
+        name = getattr(model, "name_or_path", None) or getattr(
+            getattr(model, "config", None), "_name_or_path", None) or type(model).__name__
+        configs = []
+        for config in (getattr(model, "config", None), getattr(model, "generation_config", None)):
+            to_json = getattr(config, "to_json_string", None)
+            configs.append(to_json(use_diff=False) if callable(to_json) else repr(config))
+        digest = hashlib.sha256("\n".join(configs).encode("utf-8")).hexdigest()[:12]
+        source = getattr(tokenizer, "name_or_path", None) or type(tokenizer).__name__
+        return (f"hf:{name} config={digest} tokenizer={source} "
+                f"max_new_tokens={self.max_new_tokens} temperature={self.temperature} "
+                f"top_k={self.top_k} top_p={self.top_p} trim_unfinished={self.trim_unfinished}")
 
     def __call__(self, prompt: str, n: int, seed: int) -> list[str]:
         """`n` continuations of `prompt`, sampled with uniforms from a `torch.Generator`

@@ -1,0 +1,552 @@
+"""The generation cache (issue 18): answers keyed by (fingerprint, prompt, seed, sample
+index) in SQLite, a rerun makes no call, n growing asks only for the new samples, answers
+received before an error are kept, and the file never holds anything but the fingerprint."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_fairness.errors import ConfigurationError, ModelOutputError
+from pytest_fairness.models.cache import CacheWarning, cache_file
+from pytest_fairness.models.generation_cache import (
+    CachedGenerator,
+    cached_generator,
+    sample_seed,
+)
+from pytest_fairness.models.generators import HFGenerator, sample_continuations
+
+SENTINEL = "sk-SENTINEL-0123456789-never-stored"
+PROMPTS = ["he is a doctor", "she is a doctor", "they are a doctor"]
+
+
+def answer(prompt: str, seed: int) -> str:
+    return f"{prompt} -> {seed}"
+
+
+class Echo:
+    """A deterministic generator that records its calls; no generate_many."""
+
+    def __init__(self, fingerprint: str = "echo-v1", fail_after: int | None = None) -> None:
+        self.fingerprint = fingerprint
+        self.fail_after = fail_after
+        self.calls: list[tuple[str, int, int]] = []
+        self.api_key = SENTINEL
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"Echo(api_key={self.api_key!r})"
+
+    def __call__(self, prompt: str, n: int, seed: int) -> list[str]:
+        with self._lock:
+            if self.fail_after is not None and len(self.calls) >= self.fail_after:
+                raise ConnectionError("server killed")
+            self.calls.append((prompt, n, seed))
+        return [answer(prompt, seed + i) for i in range(n)]
+
+    @property
+    def samples(self) -> int:
+        return sum(n for _, n, _ in self.calls)
+
+
+class Batched(Echo):
+    """With generate_many: records each batched call."""
+
+    def __init__(self, fingerprint: str = "batched-v1", fail_on_call: int | None = None) -> None:
+        super().__init__(fingerprint)
+        self.batches: list[tuple[list[str], int, int]] = []
+        self.fail_on_call = fail_on_call
+
+    def generate_many(self, prompts: Sequence[str], n: int, seed: int) -> list[list[str]]:
+        with self._lock:
+            if self.fail_on_call is not None and len(self.batches) + 1 >= self.fail_on_call:
+                raise TimeoutError("budget spent")
+            self.batches.append((list(prompts), n, seed))
+        return [[answer(p, seed + i) for i in range(n)] for p in prompts]
+
+
+def expected(prompt: str, n: int, seed: int) -> list[str]:
+    return [answer(prompt, sample_seed(seed, i)) for i in range(n)]
+
+
+def test_hits_and_misses_are_counted_exactly_and_a_rerun_makes_no_call(tmp_path: Path) -> None:
+    gen = Echo()
+    cached = cached_generator(gen, tmp_path)
+    assert cached("he is a doctor", 3, 7) == expected("he is a doctor", 3, 7)
+    assert cached.stats()["hits"] == 0
+    assert cached.stats()["misses"] == 3
+    assert cached.stats()["stored"] == 3
+    assert cached("he is a doctor", 3, 7) == expected("he is a doctor", 3, 7)  # memory
+    assert gen.samples == 3
+    assert (cached.stats()["hits"], cached.stats()["misses"]) == (3, 3)
+    cached.close()
+    # a new process-like run: a fresh generator and a fresh cache object on the same file
+    again = Echo()
+    rerun = cached_generator(again, tmp_path)
+    assert rerun.generate_many(["he is a doctor"], 3, 7) == [expected("he is a doctor", 3, 7)]
+    assert again.calls == []
+    stats = rerun.stats()
+    assert (stats["hits"], stats["misses"], stats["stored"], stats["calls"]) == (3, 0, 0, 0)
+    rerun.close()
+
+
+def test_n_growing_asks_only_for_the_new_samples(tmp_path: Path) -> None:
+    gen = Echo()
+    cached = cached_generator(gen, tmp_path)
+    three = cached("she is a doctor", 3, 11)
+    five = cached("she is a doctor", 5, 11)
+    assert five[:3] == three
+    assert five == expected("she is a doctor", 5, 11)
+    # samples 3 and 4 only, each with its own seed and n=1
+    assert gen.calls[3:] == [("she is a doctor", 1, sample_seed(11, 3)),
+                             ("she is a doctor", 1, sample_seed(11, 4))]
+    assert cached.stats()["misses"] == 5
+    assert cached.stats()["hits"] == 3
+    # and from the file in a later run, the same answers whatever n
+    cached.close()
+    rerun = cached_generator(Echo(), tmp_path)
+    assert rerun("she is a doctor", 4, 11) == five[:4]
+    rerun.close()
+
+
+def test_sample_seed_keeps_sample_zero_and_separates_the_others() -> None:
+    assert sample_seed(5, 0) == 5
+    seeds = {sample_seed(s, i) for s in range(50) for i in range(1, 50)}
+    assert len(seeds) == 49 * 50  # no collision at this size
+    assert all(0 <= s < 2**31 for s in seeds)
+    assert sample_seed(5, 3) == sample_seed(5, 3)
+    with pytest.raises(ConfigurationError, match="index"):
+        sample_seed(5, -1)
+
+
+def test_generate_many_passes_only_the_missing_work_in_one_batched_call_per_index(
+    tmp_path: Path,
+) -> None:
+    gen = Batched()
+    cached = cached_generator(gen, tmp_path)
+    assert cached.generate_many(PROMPTS[:2], 2, 3) == [expected(p, 2, 3) for p in PROMPTS[:2]]
+    assert gen.batches == [(PROMPTS[:2], 1, 3), (PROMPTS[:2], 1, sample_seed(3, 1))]
+    gen.batches.clear()
+    got = cached.generate_many([*PROMPTS, PROMPTS[0]], 3, 3)
+    assert got == [expected(p, 3, 3) for p in [*PROMPTS, PROMPTS[0]]]
+    assert gen.batches == [
+        ([PROMPTS[2]], 1, 3),
+        ([PROMPTS[2]], 1, sample_seed(3, 1)),
+        (PROMPTS, 1, sample_seed(3, 2)),  # all three miss sample 2: one batched call
+    ]
+    assert gen.calls == []  # never called prompt by prompt
+    stats = cached.stats()
+    assert stats["misses"] == 4 + 5
+    assert stats["hits"] == 4
+    # sample_continuations runs the cache like any generator with generate_many
+    assert sample_continuations(cached, [(p, 3) for p in PROMPTS], 3) == [
+        expected(p, 3, 3) for p in PROMPTS
+    ]
+    cached.close()
+
+
+def test_a_changed_fingerprint_makes_new_calls(tmp_path: Path) -> None:
+    first = Echo("model-a temperature=1.0")
+    with cached_generator(first, tmp_path) as cached:
+        cached("he is a doctor", 2, 0)
+    second = Echo("model-a temperature=0.7")
+    with cached_generator(second, tmp_path) as cached:
+        cached("he is a doctor", 2, 0)
+        assert cached.stats()["misses"] == 2
+    assert second.samples == 2
+    # the explicit fingerprint= wins over the attribute
+    third = Echo("model-a temperature=0.7")
+    with cached_generator(third, tmp_path, fingerprint="model-a temperature=1.0") as cached:
+        cached("he is a doctor", 2, 0)
+    assert third.calls == []
+    names = sorted(p.name for p in tmp_path.glob("*.sqlite"))
+    assert names == sorted(
+        cache_file(tmp_path, f"generate:model-a temperature={t}").name for t in ("1.0", "0.7")
+    )
+
+
+def test_a_generator_without_fingerprint_is_refused_with_the_fix(tmp_path: Path) -> None:
+    def plain(prompt: str, n: int, seed: int) -> list[str]:
+        return [prompt] * n
+
+    with pytest.raises(ConfigurationError, match="fingerprint="):
+        cached_generator(plain, tmp_path)
+    with pytest.raises(ConfigurationError, match="fingerprint"):
+        cached_generator(plain, tmp_path, fingerprint="  ")
+    with pytest.raises(ConfigurationError, match="text generator"):
+        cached_generator("not a generator", tmp_path, fingerprint="x")
+    with cached_generator(plain, tmp_path, fingerprint="plain-v1") as cached:
+        assert cached("a", 2, 0) == ["a", "a"]
+        with pytest.raises(ConfigurationError, match="n must be"):
+            cached("a", 0, 0)
+        with pytest.raises(ConfigurationError, match="prompts must be a list"):
+            cached.generate_many("a", 1, 0)
+        with pytest.raises(ConfigurationError, match="seed"):
+            cached("a", 1, 1.5)  # type: ignore[arg-type]
+
+
+def test_bad_outputs_are_refused_and_never_stored(tmp_path: Path) -> None:
+    def wrong(prompt: str, n: int, seed: int) -> list[str]:
+        return ["a", "b"]  # two answers for n=1
+
+    with cached_generator(wrong, tmp_path, fingerprint="wrong") as cached:
+        with pytest.raises(ModelOutputError, match="exactly n strings"):
+            cached("p", 1, 0)
+        assert cached.stats()["stored"] == 0
+
+
+def test_answers_received_before_an_error_are_stored(tmp_path: Path) -> None:
+    """A server killed after k prompts: the k answers are in the file when the error
+    propagates, and the rerun asks only for the rest."""
+    gen = Echo(fail_after=2)
+    cached = cached_generator(gen, tmp_path)
+    with pytest.raises(ConnectionError, match="server killed"):
+        cached.generate_many(PROMPTS, 1, 4)
+    assert cached.stats()["stored"] == 2
+    cached.close()
+    with sqlite3.connect(cached.path) as db:
+        assert db.execute("SELECT COUNT(*) FROM rows").fetchone() == (2,)
+    again = Echo()
+    with cached_generator(again, tmp_path) as rerun:
+        assert rerun.generate_many(PROMPTS, 1, 4) == [expected(p, 1, 4) for p in PROMPTS]
+    assert again.calls == [(PROMPTS[2], 1, 4)]
+
+
+def test_a_batched_call_that_fails_keeps_the_calls_before_it(tmp_path: Path) -> None:
+    gen = Batched(fail_on_call=2)
+    with cached_generator(gen, tmp_path) as cached:
+        with pytest.raises(TimeoutError, match="budget spent"):
+            cached.generate_many(PROMPTS, 3, 1)
+        assert cached.stats()["stored"] == 3  # sample 0 of every prompt
+    again = Batched()
+    with cached_generator(again, tmp_path) as rerun:
+        assert rerun.generate_many(PROMPTS, 3, 1) == [expected(p, 3, 1) for p in PROMPTS]
+        assert rerun.stats()["hits"] == 3
+    assert [seed for _, _, seed in again.batches] == [sample_seed(1, 1), sample_seed(1, 2)]
+
+
+def test_concurrent_generate_many_asks_each_sample_once(tmp_path: Path) -> None:
+    gen = Batched()
+    cached = cached_generator(gen, tmp_path)
+    barrier = threading.Barrier(8)
+    results: list[Any] = [None] * 8
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            barrier.wait(timeout=10)
+            prompts = PROMPTS[k % 3 :] + PROMPTS[: k % 3]
+            results[k] = (prompts, cached.generate_many(prompts, 4, 9))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert not errors, errors
+    for prompts, got in results:
+        assert got == [expected(p, 4, 9) for p in prompts]
+    asked = [(p, seed) for prompts, _, seed in gen.batches for p in prompts]
+    assert len(asked) == len(set(asked)) == 3 * 4  # every sample asked for once
+    stats = cached.stats()
+    assert stats["misses"] == 12
+    assert stats["hits"] + stats["misses"] == 8 * 12
+    assert stats["stored"] == 12
+    cached.close()
+    with sqlite3.connect(cached.path) as db:
+        assert db.execute("SELECT COUNT(*) FROM rows").fetchone() == (12,)
+
+
+def test_a_failed_call_lets_a_waiting_thread_retry(tmp_path: Path) -> None:
+    """A thread waiting for a sample another thread's call failed on asks for it itself."""
+    started, release = threading.Event(), threading.Event()
+    state = {"calls": 0}
+
+    def flaky(prompt: str, n: int, seed: int) -> list[str]:
+        state["calls"] += 1
+        if state["calls"] == 1:
+            started.set()
+            release.wait(timeout=10)
+            raise ConnectionError("first call dies")
+        return [answer(prompt, seed)]
+
+    cached = cached_generator(flaky, tmp_path, fingerprint="flaky")
+    out: dict[str, Any] = {}
+
+    def first() -> None:
+        with pytest.raises(ConnectionError):
+            cached("p", 1, 0)
+
+    def second() -> None:
+        out["second"] = cached("p", 1, 0)
+
+    t1 = threading.Thread(target=first)
+    t1.start()
+    assert started.wait(timeout=10)
+    t2 = threading.Thread(target=second)
+    t2.start()
+    future = cached._inflight[("p", 0, 0)]
+    for _ in range(1000):  # until the second thread waits on the first one's call
+        if future._condition._waiters:  # type: ignore[attr-defined]
+            break
+        threading.Event().wait(0.01)
+    assert future._condition._waiters  # type: ignore[attr-defined]
+    release.set()
+    t1.join(timeout=10)
+    t2.join(timeout=10)
+    assert out["second"] == [answer("p", 0)]
+    assert state["calls"] == 2
+    cached.close()
+
+
+def test_a_corrupt_file_warns_and_answers_are_generated_again(tmp_path: Path) -> None:
+    gen = Echo()
+    path = cache_file(tmp_path, "generate:echo-v1")
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.warns(CacheWarning, match="generation cache .* could not be used"):
+        cached = cached_generator(gen, tmp_path)
+    assert cached("p", 2, 0) == expected("p", 2, 0)
+    assert cached("p", 2, 0) == expected("p", 2, 0)  # from memory
+    assert gen.samples == 2
+    stats = cached.stats()
+    assert stats["broken"] is not None
+    assert stats["stored"] == 0
+    assert path.read_bytes() == b"this is not a database" * 100  # left alone
+    cached.close()
+
+
+def test_a_damaged_row_warns_and_is_generated_again_and_rewritten(tmp_path: Path) -> None:
+    with cached_generator(Echo(), tmp_path) as cached:
+        cached("p", 2, 0)
+        path = cached.path
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE rows SET data = ? WHERE config = ?",
+                   (b"tampered", json.dumps(["echo-v1", 0, 1])))
+    gen = Echo()
+    with cached_generator(gen, tmp_path) as cached:
+        with pytest.warns(CacheWarning, match="1 damaged row"):
+            assert cached("p", 2, 0) == expected("p", 2, 0)
+        assert gen.calls == [("p", 1, sample_seed(0, 1))]
+    with cached_generator(Echo(), tmp_path) as cached, warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert cached("p", 2, 0) == expected("p", 2, 0)
+        assert cached.stats()["misses"] == 0
+
+
+def test_a_file_of_another_schema_is_not_used(tmp_path: Path) -> None:
+    with cached_generator(Echo(), tmp_path) as cached:
+        cached("p", 1, 0)
+        path = cached.path
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
+    gen = Echo()
+    with pytest.warns(CacheWarning, match="schema"):
+        cached = cached_generator(gen, tmp_path)
+    assert cached("p", 1, 0) == expected("p", 1, 0)
+    assert gen.samples == 1
+    cached.close()
+
+
+_READ_ONLY_CHILD = textwrap.dedent(
+    """
+    import json, sys, warnings
+    from pytest_fairness.models.generation_cache import cached_generator
+
+    calls = []
+    def gen(prompt, n, seed):
+        calls.append(prompt)
+        return [f"{prompt} -> {seed + i}" for i in range(n)]
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cached = cached_generator(gen, sys.argv[1], fingerprint="ro-v1")
+        answers = cached.generate_many(sys.argv[2:], 1, 0)
+        stats = cached.stats()
+        cached.close()
+    print(json.dumps({"answers": answers, "calls": calls, "stats": stats,
+                      "warnings": [str(w.message) for w in caught]}))
+    """
+)
+
+
+def test_a_read_only_directory_is_read_and_never_written(tmp_path: Path) -> None:
+    directory = tmp_path / "cache"
+    with cached_generator(Echo(), directory, fingerprint="ro-v1") as cached:
+        cached.generate_many(PROMPTS[:2], 1, 0)
+    files = sorted(p.name for p in directory.iterdir())
+    assert files == [cache_file(directory, "generate:ro-v1").name]
+    for path in directory.iterdir():
+        path.chmod(0o444)
+    directory.chmod(0o555)
+    command = [sys.executable, "-c", _READ_ONLY_CHILD, str(directory), *PROMPTS]
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv: permissions cannot be enforced")
+        command = [setpriv, "--bounding-set=-dac_override,-dac_read_search", *command]
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    finally:
+        directory.chmod(0o755)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["answers"] == [expected(p, 1, 0) for p in PROMPTS]
+    assert got["calls"] == [PROMPTS[2]]  # the two stored answers came from the file
+    assert got["stats"]["read_only"] == 1
+    assert got["stats"]["broken"] is None
+    assert (got["stats"]["hits"], got["stats"]["stored"]) == (2, 0)
+    assert not any("Delete the file" in w for w in got["warnings"]), got["warnings"]
+    assert sorted(p.name for p in directory.iterdir()) == files
+
+
+def test_the_file_holds_the_fingerprint_never_the_generator(tmp_path: Path) -> None:
+    """A generator whose repr and attributes hold a sentinel key: only the fingerprint, the
+    prompts and the answers reach the file (and the cache's own repr and stats)."""
+    gen = Batched("served-model temperature=0.7")
+    assert SENTINEL in repr(gen)
+    cached = cached_generator(gen, tmp_path)
+    cached.generate_many(PROMPTS, 2, 5)
+    assert SENTINEL not in repr(cached)
+    assert SENTINEL not in json.dumps(cached.stats())
+    cached.close()
+    data = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert SENTINEL.encode() not in data
+    assert b"served-model temperature=0.7" in data
+    # a fingerprint with a key in it would be written as given: the cache trusts it
+    assert isinstance(cached, CachedGenerator)
+
+
+def test_text_sqlite_cannot_store_stays_in_memory(tmp_path: Path) -> None:
+    def surrogate(prompt: str, n: int, seed: int) -> list[str]:
+        return ["cut \ud83d"] * n
+
+    with cached_generator(surrogate, tmp_path, fingerprint="s") as cached:
+        assert cached("p", 1, 0) == ["cut \ud83d"]
+        assert cached("p\udc00", 1, 0) == ["cut \ud83d"]
+        assert cached.stats()["stored"] == 0
+        assert cached("p", 1, 0) == ["cut \ud83d"]
+        assert cached.stats()["hits"] == 1
+
+
+def test_empty_answers_are_stored_and_read_back(tmp_path: Path) -> None:
+    def empty(prompt: str, n: int, seed: int) -> list[str]:
+        return [""] * n
+
+    with cached_generator(empty, tmp_path, fingerprint="e") as cached:
+        assert cached("p", 2, 0) == ["", ""]
+    calls: list[str] = []
+
+    def never(prompt: str, n: int, seed: int) -> list[str]:
+        calls.append(prompt)
+        return ["x"] * n
+
+    with cached_generator(never, tmp_path, fingerprint="e") as cached:
+        assert cached("p", 2, 0) == ["", ""]
+    assert calls == []
+
+
+class _Config:
+    def __init__(self, **values: Any) -> None:
+        self.values = values
+
+    def to_json_string(self, use_diff: bool = True) -> str:
+        return json.dumps(self.values, sort_keys=True)
+
+
+class _Model:
+    def __init__(self, layers: int) -> None:
+        self.name_or_path = "HuggingFaceTB/SmolLM2-135M"
+        self.config = _Config(n_layer=layers)
+        self.generation_config = _Config(eos_token_id=2)
+
+    def generate(self, **kwargs: Any) -> Any:  # pragma: no cover - never called here
+        raise AssertionError
+
+
+class _Tokenizer:
+    name_or_path = "HuggingFaceTB/SmolLM2-135M"
+
+
+def test_hf_generator_fingerprint_names_the_model_and_every_sampling_option() -> None:
+    gen = HFGenerator(_Model(2), _Tokenizer(), max_new_tokens=20, temperature=0.7)
+    fp = gen.fingerprint
+    assert fp.startswith("hf:HuggingFaceTB/SmolLM2-135M config=")
+    for part in ("max_new_tokens=20", "temperature=0.7", "top_k=None", "top_p=None",
+                 "trim_unfinished=True", "tokenizer=HuggingFaceTB/SmolLM2-135M"):
+        assert part in fp
+    assert HFGenerator(_Model(2), _Tokenizer(), max_new_tokens=20,
+                       temperature=0.7).fingerprint == fp  # stable
+    assert HFGenerator(_Model(2), _Tokenizer(), max_new_tokens=20, temperature=0.7,
+                       batch_size=4, num_threads=1).fingerprint == fp  # no effect on output
+    others = [
+        HFGenerator(_Model(3), _Tokenizer(), max_new_tokens=20, temperature=0.7),
+        HFGenerator(_Model(2), _Tokenizer(), max_new_tokens=21, temperature=0.7),
+        HFGenerator(_Model(2), _Tokenizer(), max_new_tokens=20, temperature=0.8),
+        HFGenerator(_Model(2), _Tokenizer(), max_new_tokens=20, temperature=0.7, top_k=5),
+        HFGenerator(_Model(2), _Tokenizer(), max_new_tokens=20, temperature=0.7, top_p=0.9),
+        HFGenerator(_Model(2), _Tokenizer(), max_new_tokens=20, temperature=0.7,
+                    trim_unfinished=False),
+    ]
+    assert len({fp, *(g.fingerprint for g in others)}) == 7
+
+
+def test_an_hf_generator_is_cached_on_its_fingerprint(tmp_path: Path) -> None:
+    gen = HFGenerator(_Model(2), _Tokenizer())
+    calls: list[Any] = []
+
+    def fake_many(prompts: Sequence[str], n: int, seed: int) -> list[list[str]]:
+        calls.append((list(prompts), n, seed))
+        return [[f"{p}/{seed}"] * n for p in prompts]
+
+    gen.generate_many = fake_many  # type: ignore[method-assign]
+    with cached_generator(gen, tmp_path) as cached:
+        assert cached.fingerprint == gen.fingerprint
+        cached.generate_many(["a", "b"], 2, 0)
+    with cached_generator(gen, tmp_path) as cached:
+        cached.generate_many(["a", "b"], 2, 0)
+    assert len(calls) == 2  # the first run's two sample indices only
+
+
+def test_a_real_hf_generator_through_the_cache(tmp_path: Path) -> None:
+    """A 1-layer GPT-2 built in memory: its fingerprint reads the transformers configs, and
+    sample i of the cache is the wrapped generator's answer with n=1 and sample_seed(seed, i)."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    words = ["<pad>", "<unk>", "<eos>", "he", "she", "is", "a", "doctor", "good", "."]
+    backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=backend, unk_token="<unk>", pad_token="<pad>", eos_token="<eos>"
+    )
+    config = transformers.GPT2Config(vocab_size=len(words), n_positions=32, n_embd=8,
+                                     n_layer=1, n_head=2, bos_token_id=2, eos_token_id=2,
+                                     pad_token_id=0)
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        model = transformers.GPT2LMHeadModel(config)
+    gen = HFGenerator(model, tokenizer, max_new_tokens=4, trim_unfinished=False)
+    assert "config=" in gen.fingerprint
+    assert "max_new_tokens=4" in gen.fingerprint
+    with cached_generator(gen, tmp_path) as cached:
+        got = cached.generate_many(["he is a", "she is a"], 3, 5)
+    assert got == [[gen(p, 1, sample_seed(5, i))[0] for i in range(3)]
+                   for p in ["he is a", "she is a"]]
+    with cached_generator(gen, tmp_path) as cached:
+        assert cached.generate_many(["he is a", "she is a"], 3, 5) == got
+        assert cached.stats()["calls"] == 0
