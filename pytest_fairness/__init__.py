@@ -67,10 +67,16 @@ if TYPE_CHECKING:
     )
     from .models import ModelFamily, as_model, register_model_family
     from .models.distributed import ray_model
+    from .models.generation_cache import cached_generator
     from .models.generators import hf_generator
     from .models.gradients import prediction_sensitivity
     from .models.likelihood import LikelihoodModel, causal_lm, masked_lm
     from .models.mitigation import AveragedModel, SmoothedModel, average, mitigation_curve, smooth
+    from .models.openai_api import (
+        BudgetExhaustedError,
+        IncompleteGenerationError,
+        openai_generator,
+    )
     from .models.protected import train_protected_status_model
     from .perturb import PerturbationKind, register_dictionary, register_kind
     from .report import register_format
@@ -117,6 +123,10 @@ _EXPORTS: dict[str, str] = {
     "ModelFamily": "models",
     "register_model_family": "models",
     "hf_generator": "models.generators",
+    "openai_generator": "models.openai_api",
+    "cached_generator": "models.generation_cache",
+    "IncompleteGenerationError": "models.openai_api",
+    "BudgetExhaustedError": "models.openai_api",
     "causal_lm": "models.likelihood",
     "masked_lm": "models.likelihood",
     "LikelihoodModel": "models.likelihood",
