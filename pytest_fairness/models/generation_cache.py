@@ -40,7 +40,7 @@ import sqlite3
 import threading
 import warnings
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -300,7 +300,11 @@ class CachedGenerator:
             with self._lock:
                 self._calls += 1
                 self._misses += len(prompts)
-            got = many(list(prompts), 1, call_seed)
+            try:
+                got = many(list(prompts), 1, call_seed)
+            except Exception as exc:
+                self._keep_partial(exc, prompts, seed, index, out)
+                raise
             if isinstance(got, str) or not isinstance(got, Sequence) or len(got) != len(prompts):
                 raise ModelOutputError(
                     f"the generator's generate_many returned {type(got).__name__} for "
@@ -318,6 +322,24 @@ class CachedGenerator:
                 self._misses += 1
             answer = _one(self.generator(prompt, 1, call_seed), prompt)
             self._keep([((prompt, seed, index), answer)], out, write=True)
+
+    def _keep_partial(self, exc: BaseException, prompts: list[str], seed: int, index: int,
+                      out: dict[Key, str]) -> None:
+        """Store the answers an interrupted call still delivered: an error carrying
+        `answers` (prompt index -> its answers), as the OpenAI client's
+        `IncompleteGenerationError` and `BudgetExhaustedError` do. Answers that are not
+        one text per prompt are left out (the error propagates either way)."""
+        partial = getattr(exc, "answers", None)
+        if not isinstance(partial, Mapping):
+            return
+        kept: list[tuple[Key, str]] = []
+        for i, items in partial.items():
+            if (isinstance(i, int) and 0 <= i < len(prompts) and isinstance(items, Sequence)
+                    and not isinstance(items, str) and len(items) == 1
+                    and isinstance(items[0], str)):
+                kept.append(((prompts[i], seed, index), items[0]))
+        if kept:
+            self._keep(kept, out, write=True)
 
     def _keep(self, answers: Iterable[tuple[Key, str]], out: dict[Key, str], *,
               write: bool) -> None:

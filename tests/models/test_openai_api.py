@@ -10,6 +10,7 @@ import socket
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -413,3 +414,25 @@ def test_the_key_never_appears_in_any_output(
     assert KEY not in everything
     assert KEY[:-4] not in everything
     assert KEY[4:] not in everything
+
+
+def test_the_generation_cache_keeps_what_a_budget_stopped_run_answered(
+    stub: OpenAIStub, tmp_path: Path,
+) -> None:
+    """The client and the cache together: a run stopped by its request budget keeps the
+    answered prompts on disk, and the rerun asks the server only for the others."""
+    from pytest_fairness.models.generation_cache import cached_generator
+
+    prompts = [f"p{i}" for i in range(5)]
+    gen, _ = make(stub, concurrency=1, max_requests=3)
+    with pytest.raises(BudgetExhaustedError):
+        cached_generator(gen, tmp_path).generate_many(prompts, 1, 0)
+    assert len(stub.requests) == 3
+    again, _ = make(stub, concurrency=1)
+    cached = cached_generator(again, tmp_path)
+    answers = cached.generate_many(prompts, 1, 0)
+    assert [a[0].split(" #")[0] for a in answers] == prompts
+    assert len(stub.requests) == 5  # only p3 and p4 were asked again
+    assert cached.stats()["hits"] == 3
+    for file in tmp_path.iterdir():
+        assert KEY.encode() not in file.read_bytes()
