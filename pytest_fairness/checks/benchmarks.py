@@ -44,7 +44,7 @@ from ..metrics.benchmarks import (
 )
 from ..metrics.bootstrap import bootstrap_paired_gap
 from ..metrics.paired import paired_gap
-from ..models.likelihood import LikelihoodModel
+from ..models.likelihood import LikelihoodModel, choose_answers
 from ..models.scoring import coerce_model, score_texts
 from ..report.failure import DEFAULT_SHOWN
 from ..results import BarChart, FairnessResult, Measurement, Table, Violation
@@ -424,21 +424,22 @@ def bbq_predictions(
 
     A language model (`continuation_log_likelihood`): the answer with the highest
     log P(" " + answer | prompt), prompt = `BBQ_PROMPT` ("{context} {question}\\nAnswer:"),
-    ties to the lowest index. A sum of log-probabilities favours short answers ("The
-    nurse" over "Can't be determined"); `normalize=True` divides each by the answer's
-    length in UTF-8 bytes (lm-evaluation-harness's "acc_norm"). Any other callable is
-    called once with the list of items and must return one answer index per item.
+    ties to the lowest index, scored by `models.likelihood.choose_answers` (all items in
+    one call; a `CausalLM` runs each prompt once for its three answers). A sum of
+    log-probabilities favours short answers ("The nurse" over "Can't be determined");
+    `normalize=True` divides each by the answer's length in characters, the leading
+    space included (``normalize="char"`` of `models.likelihood.answer_log_likelihoods`,
+    lm-evaluation-harness's "acc_norm"). A model returning the wrong number of scores or
+    a NaN raises `ModelOutputError`. Any other callable is called once with the list of
+    items and must return one answer index per item.
     """
     found = _records(items, BBQItem, "items", "bbq")
     if _is_lm(scorer, "continuation_log_likelihood"):
-        prompts = [BBQ_PROMPT.format(context=i.context, question=i.question)
-                   for i in found for _ in range(3)]
-        answers = [" " + a for i in found for a in i.answers]
-        lp = _values(scorer.continuation_log_likelihood(prompts, answers),  # type: ignore[attr-defined]
-                     len(answers), "continuation_log_likelihood")
-        if check_bool(normalize, "normalize"):
-            lp = lp / np.asarray([len(a.encode("utf-8")) for a in answers], dtype=np.float64)
-        return np.argmax(lp.reshape(len(found), 3), axis=1).astype(np.int64)
+        per_char = check_bool(normalize, "normalize")
+        prompts = [BBQ_PROMPT.format(context=i.context, question=i.question) for i in found]
+        answers = [[" " + a for a in i.answers] for i in found]
+        return choose_answers(scorer,  # type: ignore[arg-type]
+                              prompts, answers, normalize="char" if per_char else "none")
     if not callable(scorer):
         raise ConfigurationError(
             f"scorer must be a language model with continuation_log_likelihood, or a "

@@ -24,28 +24,47 @@ Conventions, documented once here:
   the prompt's own tokens. When the tokenizer merges characters across the boundary into
   one token, that token counts as the continuation's (it is scored, given the tokens
   before it), so all of the continuation's text is always scored.
+- Shared prompts (`CausalLM`, ``share_prompts=True``, the default): the continuations of
+  one prompt are scored from one forward pass over the prompt. The prompts of a batch run
+  once (left-padded, with explicit position ids), their keys and values (transformers'
+  ``past_key_values``) are copied to each continuation, and the continuations run as a
+  second, short batch under an attention mask that hides the prompts' padding. This
+  gives the full-sequence numbers (to 1e-5 on the tests' GPT-2 and on SmolLM2) at a
+  fraction of the cost when the prompt is long and the continuations short (a BBQ
+  question and its three answers). It is used for a (prompt, continuation) pair only
+  when the boundary is clean (the prompt's own tokens are a prefix of the joint
+  tokens) and the prompt has two continuations or more to score; a pair whose boundary
+  the tokenizer merges, a lone continuation, and a model that does not take
+  ``past_key_values``/``position_ids``/``use_cache`` (or returns no cache) take the
+  full-sequence path above, with the same boundary rule.
 - Results are cached per text (per prompt and continuation, per pair) in the scorer, so a
   text scored twice costs one forward pass and gets the same number; batches are sorted
   by length (right padding under an attention mask), the model runs in eval mode without
   gradients on its own device (a CUDA model on CUDA; nothing assumes one).
+- Progress: a scoring call reports its progress in texts (continuations, masked copies
+  for a masked LM) through `pytest_fairness.runtime.progress`, which the pytest plugin
+  shows in the terminal for long runs (a 1,508-pair CrowS-Pairs run).
 
 torch and transformers are imported inside the functions that need them.
 """
 
 from __future__ import annotations
 
+import copy
 import difflib
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, ModelOutputError
 from ..resources.fluency import causal_log_likelihoods, load_smollm2
+from ..runtime.progress import Advance, progress
 from ..runtime.threads import torch_threads
 from ..types import FloatArray
-from ..validation import check_int, check_text, check_texts
+from ..validation import check_bool, check_int, check_text, check_texts
 from .torchnn import device_of, eval_mode
 
 __all__ = [
@@ -218,12 +237,16 @@ class _Scorer:
                 "if the model takes one (texts are never truncated)"
             )
 
+    def _label(self) -> str:
+        return type(self.model).__name__
+
     def log_likelihood(self, texts: Sequence[str]) -> FloatArray:
         """log P(text) in nats for each text (see the class)."""
         items = check_texts(texts, "texts")
         todo = [t for t in dict.fromkeys(items) if t not in self._texts]
         if todo:
-            values = self._score_texts(todo)
+            with progress(len(todo), f"scoring texts with {self._label()}") as advance:
+                values = self._score_texts(todo, advance)
             self._texts.update(zip(todo, values, strict=True))
         return np.array([self._texts[t] for t in items], dtype=np.float64)
 
@@ -237,14 +260,17 @@ class _Scorer:
         keys = list(zip(a, b, strict=True))
         todo = [k for k in dict.fromkeys(keys) if k not in self._continuations]
         if todo:
-            values = self._score_continuations(todo)
+            with progress(len(todo), f"scoring continuations with {self._label()}") as advance:
+                values = self._score_continuations(todo, advance)
             self._continuations.update(zip(todo, values, strict=True))
         return np.array([self._continuations[k] for k in keys], dtype=np.float64)
 
-    def _score_texts(self, texts: list[str]) -> list[float]:
+    def _score_texts(self, texts: list[str], advance: Advance) -> list[float]:
         raise NotImplementedError
 
-    def _score_continuations(self, pairs: list[tuple[str, str]]) -> list[float]:
+    def _score_continuations(
+        self, pairs: list[tuple[str, str]], advance: Advance
+    ) -> list[float]:
         raise NotImplementedError
 
 
@@ -254,7 +280,9 @@ class CausalLM(_Scorer):
     ``log_likelihood(x) = sum_{t=1..n} log P(x_t | bos, x_<t)``: the text's tokens (no
     special tokens added by the tokenizer) after the beginning-of-document token
     `bos_token_id`, every one of them scored. `pair_log_likelihood` scores the two
-    sentences of each pair whole (the causal-LM variant of the CrowS-Pairs score)."""
+    sentences of each pair whole (the causal-LM variant of the CrowS-Pairs score).
+    `share_prompts`: score the continuations of one prompt from one pass over the
+    prompt (its cached keys and values; see the module docstring), same numbers."""
 
     def __init__(
         self,
@@ -265,6 +293,7 @@ class CausalLM(_Scorer):
         max_length: int | None = None,
         num_threads: int | None = None,
         bos_token_id: int | None = None,
+        share_prompts: bool = True,
     ) -> None:
         super().__init__(model, tokenizer, batch_size, max_length, num_threads)
         if bos_token_id is None:
@@ -280,6 +309,9 @@ class CausalLM(_Scorer):
                 "bos_token_id= (the id of the model's document separator)"
             )
         self.bos_token_id = check_int(bos_token_id, "bos_token_id", minimum=0)
+        self.share_prompts = check_bool(share_prompts, "share_prompts")
+        self._cache_kwargs: dict[str, Any] | None = (
+            _cache_kwargs(model) if self.share_prompts else None)
 
     def __repr__(self) -> str:
         return f"CausalLM({type(self.model).__name__}, bos_token_id={self.bos_token_id})"
@@ -298,31 +330,202 @@ class CausalLM(_Scorer):
             return []
         return _ids(self.tokenizer(list(texts), add_special_tokens=False))
 
-    def _sums(self, rows: list[list[int]], starts: list[int]) -> list[float]:
-        out: list[float] = []
+    def _sums(self, rows: list[list[int]], starts: list[int], advance: Advance) -> list[float]:
+        """`causal_log_likelihoods` of `rows`, one batch per call so progress advances
+        (the same batches it makes itself: rows with something to score, by length)."""
+        out = [0.0] * len(rows)
+        order = sorted((i for i in range(len(rows)) if len(rows[i]) > starts[i]),
+                       key=lambda i: len(rows[i]))
+        advance(len(rows) - len(order))
 
         def work() -> None:
-            total, _ = causal_log_likelihoods(
-                self.model, rows, starts, batch_size=self._size(), pad_id=self._pad_id)
-            out.extend(float(v) for v in total)
+            size = self._size()
+            for first in range(0, len(order), size):
+                chunk = order[first : first + size]
+                total, _ = causal_log_likelihoods(
+                    self.model, [rows[i] for i in chunk], [starts[i] for i in chunk],
+                    batch_size=size, pad_id=self._pad_id)
+                for i, value in zip(chunk, total, strict=True):
+                    out[i] = float(value)
+                advance(len(chunk))
 
-        self._run(work)
+        if order:
+            self._run(work)
         return out
 
-    def _score_texts(self, texts: list[str]) -> list[float]:
+    def _score_texts(self, texts: list[str], advance: Advance) -> list[float]:
         rows = [[self.bos_token_id, *ids] for ids in self._encode(texts)]
         for row, text in zip(rows, texts, strict=True):
             self._check_length(row, text)
-        return self._sums(rows, [1] * len(rows))
+        return self._sums(rows, [1] * len(rows), advance)
 
-    def _score_continuations(self, pairs: list[tuple[str, str]]) -> list[float]:
+    def _score_continuations(
+        self, pairs: list[tuple[str, str]], advance: Advance
+    ) -> list[float]:
         prompts = self._encode([p for p, _ in pairs])
         joint = self._encode([p + c for p, c in pairs])
         rows = [[self.bos_token_id, *ids] for ids in joint]
         starts = [1 + _common_prefix(p, j) for p, j in zip(prompts, joint, strict=True)]
         for row, (p, c) in zip(rows, pairs, strict=True):
             self._check_length(row, p + c)
-        return self._sums(rows, starts)
+        out = [0.0] * len(pairs)
+        full = list(range(len(pairs)))
+        if self._cache_kwargs is not None:
+            # clean boundaries, grouped by prompt; a prompt with one continuation gains
+            # nothing from its cache and takes the full path
+            groups: dict[str, list[int]] = {}
+            for i, ((p, _), ids) in enumerate(zip(pairs, prompts, strict=True)):
+                if starts[i] == 1 + len(ids) and len(rows[i]) > starts[i]:
+                    groups.setdefault(p, []).append(i)
+            shared = [members for members in groups.values() if len(members) > 1]
+            if shared:
+                done = self._shared_sums(
+                    [([self.bos_token_id, *prompts[m[0]]],
+                      [rows[i][starts[i]:] for i in m]) for m in shared], advance)
+                if done is not None:
+                    taken = set()
+                    for members, values in zip(shared, done, strict=True):
+                        for i, value in zip(members, values, strict=True):
+                            out[i] = value
+                            taken.add(i)
+                    full = [i for i in full if i not in taken]
+        if full:
+            values = self._sums([rows[i] for i in full], [starts[i] for i in full], advance)
+            for i, value in zip(full, values, strict=True):
+                out[i] = value
+        return out
+
+    def _shared_sums(
+        self, groups: list[tuple[list[int], list[list[int]]]], advance: Advance
+    ) -> list[list[float]] | None:
+        """For each (prompt row, continuation token lists): sum log P(continuation
+        tokens | prompt row) per continuation, the prompt run once and its cache reused
+        (module docstring). None when the model returns no usable cache (then nothing
+        was counted as done, and the caller takes the full path)."""
+        assert self._cache_kwargs is not None
+        cache_kwargs = self._cache_kwargs
+        out: list[list[float]] = [[0.0] * len(conts) for _, conts in groups]
+        usable = True
+
+        def work() -> None:
+            nonlocal usable
+            import torch
+
+            size = self._size()
+            device = device_of(self.model) if hasattr(self.model, "parameters") else "cpu"
+            order = sorted(range(len(groups)), key=lambda g: len(groups[g][0]))
+            with torch.inference_mode():
+                for first in range(0, len(order), size):
+                    chunk = order[first : first + size]
+                    # the prompts, left-padded (one pad column at least and 8 columns at
+                    # least, as `causal_log_likelihoods`, so every row takes the masked
+                    # attention path): their last column is every prompt's last token
+                    width = max(8, max(len(groups[g][0]) for g in chunk) + 1)
+                    ids = torch.full((len(chunk), width), self._pad_id, dtype=torch.long)
+                    mask = torch.zeros((len(chunk), width), dtype=torch.long)
+                    for j, g in enumerate(chunk):
+                        row = groups[g][0]
+                        ids[j, width - len(row) :] = torch.tensor(row, dtype=torch.long)
+                        mask[j, width - len(row) :] = 1
+                    positions = (mask.cumsum(dim=1) - 1).clamp(min=0)
+                    result = self.model(
+                        input_ids=ids.to(device), attention_mask=mask.to(device),
+                        position_ids=positions.to(device), use_cache=True, **cache_kwargs)
+                    cache = getattr(result, "past_key_values", None)
+                    if cache is None or not hasattr(cache, "batch_select_indices"):
+                        usable = False
+                        return
+                    last = torch.log_softmax(result.logits[:, -1].double(), dim=-1)
+                    conts = [(j, g, k) for j, g in enumerate(chunk)
+                             for k in range(len(groups[g][1]))]
+                    # the continuations are short: as many per pass as make the tokens
+                    # of `size` prompts (so the logits are no larger than a prompt pass'),
+                    # usually all of them in one pass
+                    longest = max(len(groups[g][1][k]) for _, g, k in conts)
+                    rows = max(size, size * width // max(1, longest))
+                    for start in range(0, len(conts), rows):
+                        part = conts[start : start + rows]
+                        self._continue(
+                            cache if start + rows >= len(conts) else copy.deepcopy(cache),
+                            part, groups, last, mask, positions[:, -1] + 1, out, device)
+                        advance(len(part))
+
+        self._run(work)
+        if not usable:
+            self._cache_kwargs = None  # the model gives no cache: full path from now on
+            return None
+        return out
+
+    def _continue(
+        self,
+        cache: Any,
+        part: list[tuple[int, int, int]],
+        groups: list[tuple[list[int], list[list[int]]]],
+        last: Any,
+        prompt_mask: Any,
+        next_position: Any,
+        out: list[list[float]],
+        device: Any,
+    ) -> None:
+        """Score the continuations `part` ((prompt row in the batch, group, continuation)
+        each) from their prompts' `cache` (consumed) and last log-probabilities."""
+        import torch
+
+        tokens = [groups[g][1][k] for _, g, k in part]
+        rows = torch.tensor([j for j, _, _ in part], dtype=torch.long)
+        # log P(first token | prompt), from the prompt pass
+        firsts = torch.tensor([t[0] for t in tokens], dtype=torch.long, device=last.device)
+        totals = last[rows.to(last.device), firsts].clone()
+        width = max(len(t) for t in tokens) - 1
+        if width > 0:
+            # the continuations but their last token, after their prompt's cached keys
+            ids = torch.full((len(part), width), self._pad_id, dtype=torch.long)
+            mask = torch.zeros((len(part), width), dtype=torch.long)
+            scored = torch.zeros((len(part), width), dtype=torch.bool)
+            targets = torch.zeros((len(part), width), dtype=torch.long)
+            for j, t in enumerate(tokens):
+                ids[j, : len(t) - 1] = torch.tensor(t[:-1], dtype=torch.long)
+                targets[j, : len(t) - 1] = torch.tensor(t[1:], dtype=torch.long)
+                mask[j, : len(t) - 1] = 1
+                scored[j, : len(t) - 1] = True
+            cache.batch_select_indices(rows.to(device))
+            positions = next_position[rows].unsqueeze(1) + torch.arange(width).unsqueeze(0)
+            logits = self.model(
+                input_ids=ids.to(device),
+                attention_mask=torch.cat([prompt_mask[rows], mask], dim=1).to(device),
+                position_ids=positions.to(device), past_key_values=cache, use_cache=True,
+            ).logits.double()
+            targets = targets.to(logits.device)
+            picked = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(
+                logits, dim=-1)
+            totals = totals + torch.where(
+                scored.to(logits.device), picked, torch.zeros_like(picked)).sum(dim=1).to(
+                    totals.device)
+        for (_, g, k), value in zip(part, totals.cpu().tolist(), strict=True):
+            out[g][k] = float(value)
+
+
+def _cache_kwargs(model: Any) -> dict[str, Any] | None:
+    """The extra arguments of a prompt pass when `model` can score continuations from a
+    prompt's cache (a transformers causal LM whose forward takes ``past_key_values``,
+    ``position_ids``, ``attention_mask`` and ``use_cache``): ``logits_to_keep=1`` where
+    it takes it (only the last position's logits are needed). None when it cannot."""
+    forward = getattr(model, "forward", None)
+    if getattr(model, "config", None) is None or not callable(forward):
+        return None
+    if getattr(model.config, "is_encoder_decoder", False):
+        return None
+    try:
+        params = inspect.signature(forward).parameters
+    except (TypeError, ValueError):
+        return None
+    if not all(n in params for n in ("past_key_values", "position_ids", "attention_mask",
+                                     "use_cache")):
+        return None
+    for name in ("logits_to_keep", "num_logits_to_keep"):
+        if name in params:
+            return {name: 1}
+    return {}
 
 
 class MaskedLM(_Scorer):
@@ -368,11 +571,15 @@ class MaskedLM(_Scorer):
             self._check_length(row, text)
         return rows, special
 
-    def _masked_sums(self, rows: list[list[int]], positions: list[list[int]]) -> list[float]:
-        """For each row, sum over its `positions` of log P(row[p] | row with p masked)."""
+    def _masked_sums(
+        self, rows: list[list[int]], positions: list[list[int]], advance: Advance
+    ) -> list[float]:
+        """For each row, sum over its `positions` of log P(row[p] | row with p masked);
+        progress in rows (each masked copy a part of its row)."""
         out = [0.0] * len(rows)
         copies = sorted(
             ((len(rows[r]), r, p) for r, where in enumerate(positions) for p in where))
+        advance(sum(1 for where in positions if not where))
         if not copies:
             return out
 
@@ -404,23 +611,26 @@ class MaskedLM(_Scorer):
                         -1, targets.to(logits.device).unsqueeze(-1)).squeeze(-1)
                     for (_, r, _), value in zip(chunk, scores.cpu().tolist(), strict=True):
                         out[r] += float(value)
+                    advance(sum(1 / len(positions[r]) for _, r, _ in chunk))
 
         self._run(work)
         return out
 
-    def _score_texts(self, texts: list[str]) -> list[float]:
+    def _score_texts(self, texts: list[str], advance: Advance) -> list[float]:
         rows, special = self._encode(texts)
         positions = [[t for t, s in enumerate(flags) if not s] for flags in special]
-        return self._masked_sums(rows, positions)
+        return self._masked_sums(rows, positions, advance)
 
-    def _score_continuations(self, pairs: list[tuple[str, str]]) -> list[float]:
+    def _score_continuations(
+        self, pairs: list[tuple[str, str]], advance: Advance
+    ) -> list[float]:
         prompts, _ = self._encode([p for p, _ in pairs])
         rows, special = self._encode([p + c for p, c in pairs])
         positions = []
         for prompt, row, flags in zip(prompts, rows, special, strict=True):
             start = _common_prefix(prompt, row)
             positions.append([t for t in range(start, len(row)) if not flags[t]])
-        return self._masked_sums(rows, positions)
+        return self._masked_sums(rows, positions, advance)
 
     def pair_log_likelihood(
         self, firsts: Sequence[str], seconds: Sequence[str]
@@ -445,7 +655,9 @@ class MaskedLM(_Scorer):
                 keep = [(i, j) for i, j in zip(pa, pb, strict=True) if not (sa[i] or sb[j])]
                 where_a.append([i for i, _ in keep])
                 where_b.append([j for _, j in keep])
-            scores = self._masked_sums(rows_a + rows_b, where_a + where_b)
+            with progress(2 * len(todo), f"scoring sentence pairs with {self._label()}"
+                          ) as advance:
+                scores = self._masked_sums(rows_a + rows_b, where_a + where_b, advance)
             n = len(todo)
             for k, key in enumerate(todo):
                 self._pairs[key] = (scores[k], scores[n + k])
@@ -474,6 +686,7 @@ def causal_lm(
     max_length: int | None = None,
     num_threads: int | None = None,
     bos_token_id: int | None = None,
+    share_prompts: bool = True,
 ) -> CausalLM:
     """A `LikelihoodModel` over a causal language model: log P(text) (the sum of the
     text's token log-probabilities, nats) and log P(continuation | prompt).
@@ -488,7 +701,10 @@ def causal_lm(
     `DEFAULT_LM_BATCH_SIZE`). `max_length`: the longest sequence, BOS included (default:
     the model's context size); a longer text raises `ConfigurationError`, never
     truncated. `num_threads`: torch's CPU threads while scoring (restored after).
-    Missing packages raise `MissingDependencyError` with the install command."""
+    `share_prompts`: score the continuations of one prompt from a single pass over the
+    prompt (its cached keys and values; same numbers, faster when prompts are long and
+    continuations short, as in multiple choice); False always runs prompt + continuation
+    whole. Missing packages raise `MissingDependencyError` with the install command."""
     if model is None:
         if tokenizer is not None:
             raise ConfigurationError(
@@ -498,7 +714,8 @@ def causal_lm(
             bos_token_id = _special_id(tokenizer, "<|endoftext|>")
     model, tokenizer = _split_model("causal_lm", model, tokenizer)
     return CausalLM(model, tokenizer, batch_size=batch_size, max_length=max_length,
-                    num_threads=num_threads, bos_token_id=bos_token_id)
+                    num_threads=num_threads, bos_token_id=bos_token_id,
+                    share_prompts=share_prompts)
 
 
 def masked_lm(
@@ -549,9 +766,14 @@ def answer_log_likelihoods(
     Multiple choice by likelihood as in Brown et al. (2020, "Language Models are Few-Shot
     Learners", section 2): each completion is scored given the context and the likeliest
     is the model's answer. `normalize`: "none" (the sum, default) or "char" (divided by
-    the answer's length in characters, lm-evaluation-harness's ``acc_norm``), which does
-    not favour short answers. Every question must have the same number of answers, at
-    least two (BBQ has three); an empty answer raises `ConfigurationError`."""
+    the answer's length in characters, ``len(answer)``, leading space included:
+    lm-evaluation-harness's ``acc_norm``), which does not favour short answers. Every
+    question must have the same number of answers, at least two (BBQ has three); an
+    empty answer raises `ConfigurationError`. A model returning the wrong number of
+    scores or a NaN or infinite one raises `ModelOutputError`.
+
+    The prompts are passed once per answer, so a `CausalLM` scores each prompt once
+    and its answers from the prompt's cache (``share_prompts``, the module docstring)."""
     if normalize not in NORMALIZATIONS:
         raise ConfigurationError(
             f"normalize must be one of {', '.join(NORMALIZATIONS)}, got {normalize!r}")
@@ -577,8 +799,23 @@ def answer_log_likelihoods(
                     f"answers[{i}] has an empty answer; every answer needs some text")
     flat_prompts = [q for q in questions for _ in range(width)]
     flat_answers = [a for row in choices for a in row]
-    scores = np.asarray(
-        model.continuation_log_likelihood(flat_prompts, flat_answers), dtype=np.float64)
+    out = model.continuation_log_likelihood(flat_prompts, flat_answers)
+    try:
+        scores = np.asarray(out, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise ModelOutputError(
+            f"continuation_log_likelihood must return numbers, got {type(out).__name__}: "
+            f"{exc}") from None
+    if scores.shape[0] != len(flat_answers):
+        raise ModelOutputError(
+            f"continuation_log_likelihood returned {scores.shape[0]} values for "
+            f"{len(flat_answers)} (prompt, answer) pairs: it must return one per pair, "
+            "in order")
+    if not np.isfinite(scores).all():
+        bad = int(np.flatnonzero(~np.isfinite(scores))[0])
+        raise ModelOutputError(
+            f"continuation_log_likelihood returned a NaN or infinite value (question "
+            f"{bad // width}, answer {bad % width}); a log-likelihood must be finite")
     if normalize == "char":
         scores = scores / np.array([len(a) for a in flat_answers], dtype=np.float64)
     return scores.reshape(len(questions), width)

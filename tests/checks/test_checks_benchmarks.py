@@ -213,12 +213,40 @@ def test_bbq_language_model_picks_the_likeliest_answer() -> None:
                                          question="Who was rude?")] * 3
     assert prompts[0] == "A nurse and a pilot met. Who was rude?\nAnswer:"
     assert continuations == [" the nurse", " the pilot", " unknown"]
-    # summed: -2, -3, -1.8 (unknown wins); per byte: -2/10, -3/10, -1.8/8 (the nurse wins)
+    # summed: -2, -3, -1.8 (unknown wins); per character: -2/10, -3/10, -1.8/8 (the nurse)
     short = UnigramLM({"the": 0.0, "nurse": -2.0, "pilot": -3.0, "unknown": -1.8})
     assert bbq_predictions(short, ITEMS[:1]).tolist() == [2]
     assert bbq_predictions(short, ITEMS[:1], normalize=True).tolist() == [0]
     with pytest.raises(ConfigurationError, match="normalize must be True or False"):
         bbq_predictions(short, ITEMS[:1], normalize=1)  # type: ignore[arg-type]
+
+
+def test_bbq_normalizes_per_character_through_the_answer_scorer() -> None:
+    """`normalize=True` is `answer_log_likelihoods`' "char": the answer's length in
+    characters (leading space included), not in UTF-8 bytes."""
+    lm = UnigramLM({"né": -1.65, "xx": -1.5, "yy": -1.5, "unknown": -9.0})
+    found = [item("Age", "ambig", "neg", 2, 0, answers=("né né", "xx yy", "unknown"))]
+    # summed: -3.3, -3.0, -9 (xx yy); per character: -3.3/6 = -0.55 < -3.0/6 = -0.5
+    # (xx yy); per byte " né né" would be -3.3/8 = -0.41 and win
+    assert bbq_predictions(lm, found).tolist() == [1]
+    assert bbq_predictions(lm, found, normalize=True).tolist() == [1]
+    assert len(lm.calls) == 2  # all items' answers in one call each time
+
+    class NaNLM(UnigramLM):
+        def continuation_log_likelihood(self, prompts: Sequence[str],
+                                        continuations: Sequence[str]) -> np.ndarray:
+            return np.full(len(continuations), np.nan)
+
+    with pytest.raises(ModelOutputError, match="NaN or infinite"):
+        bbq_predictions(NaNLM({}), ITEMS)
+
+    class ShortLM(UnigramLM):
+        def continuation_log_likelihood(self, prompts: Sequence[str],
+                                        continuations: Sequence[str]) -> np.ndarray:
+            return np.zeros(len(continuations) - 1)
+
+    with pytest.raises(ModelOutputError, match="one per pair"):
+        bbq_predictions(ShortLM({}), ITEMS)
 
 
 def test_bbq_scores_with_an_answer_picker_by_hand() -> None:
