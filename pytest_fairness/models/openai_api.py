@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ConfigurationError, ModelCallError, ModelOutputError
+from ..runtime.optional import require
 from ..validation import check_bool, check_int, check_number, check_text
 from .checks import DEFAULT_BACKOFF, DEFAULT_RETRIES, MAX_BACKOFF, check_remote_options
 
@@ -471,7 +472,7 @@ class OpenAIGenerator:
         return key
 
     def _http(self) -> httpx.Client:
-        import httpx
+        httpx = require("httpx", "OpenAI-compatible models (openai_generator)")
 
         with self._lock:
             if self._client is None:
@@ -551,7 +552,7 @@ def wait_until_ready(
     None``) stops the wait as soon as the server process has died. After `timeout`
     seconds (or a dead process) raise `ModelCallError` saying what was tried and the last
     answer or error seen."""
-    import httpx
+    httpx = require("httpx", "OpenAI-compatible models (wait_until_ready)")
 
     base = _check_base_url(base_url)
     limit = check_number(timeout, "timeout", above=0.0)

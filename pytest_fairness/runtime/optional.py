@@ -31,6 +31,7 @@ EXTRAS: dict[str, str] = {
     "matplotlib": "report",
     "ray": "ray",
     "fairlearn": "fairlearn",
+    "httpx": "llm",
     "pandas": "frames",
     "polars": "frames",
     "pyarrow": "frames",

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from _openai_stub import OpenAIStub, Reply
 
+import pytest_fairness as pf
 from pytest_fairness.errors import ConfigurationError, ModelCallError, ModelOutputError
 from pytest_fairness.models.checks import MAX_BACKOFF
 from pytest_fairness.models.generators import TextGenerator, sample_continuations
@@ -436,3 +437,12 @@ def test_the_generation_cache_keeps_what_a_budget_stopped_run_answered(
     assert cached.stats()["hits"] == 3
     for file in tmp_path.iterdir():
         assert KEY.encode() not in file.read_bytes()
+
+
+def test_without_httpx_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "httpx", None)
+    gen = openai_generator("http://127.0.0.1:9/v1", "m")
+    with pytest.raises(pf.MissingDependencyError, match=r"\[llm\]"):
+        gen("hello", 1, 0)
