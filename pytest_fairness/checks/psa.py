@@ -265,8 +265,9 @@ class _GenderBalance:
     the second of them was scored, and sentences of another or no gender go on at once.
     What still waits at the end (as many sentences as were dropped from the other gender)
     is left out and counted (`PSARun.n_unbalanced`). No draw is made: which sentences wait
-    depends only on the corpus order. Memory: the waiting rows, at most the largest
-    running difference between the female and male sentences scored.
+    depends only on the corpus order. Memory: the waiting rows (an anchor and its
+    scores each), at most the largest running difference between the female and male
+    sentences scored.
     """
 
     def __init__(self) -> None:
@@ -291,7 +292,10 @@ class _GenderBalance:
             if other:
                 rows += [other.popleft(), (item, o, p)]
             else:
-                self.waiting[gender].append((item, o, p))
+                # What waits is kept small: the anchor (its perturbations are made again
+                # if the sentence is shown) and a copy of its row (a view would keep the
+                # whole chunk's scores alive).
+                self.waiting[gender].append(((item[0], ()), o, p.copy()))
         if not rows:
             return [], orig[:0], pert[:0]
         return ([r[0] for r in rows], np.array([r[1] for r in rows], dtype=np.float64),
@@ -534,9 +538,10 @@ def _keep_shown(
     """Keep the anchors and perturbations the worst sentences, pairs and flips point at;
     drop the rest (memory stays bounded by `top_n`, whatever the corpus size)."""
     wanted = acc.worst_indices() | {f[1] for f in run.worst_flips}
-    for offset, item in enumerate(used):
-        if start + offset in wanted:
-            run.shown[start + offset] = item
+    for offset, (anchor, ps) in enumerate(used):
+        if start + offset in wanted:  # a sentence that waited for its pair kept no ps
+            run.shown[start + offset] = (anchor, ps or tuple(_perturb.names([anchor],
+                                                                            run.names)))
     for index in [i for i in run.shown if i not in wanted]:
         del run.shown[index]
 

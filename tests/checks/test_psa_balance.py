@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -102,3 +103,34 @@ def test_female_and_male_sentences_scored_are_equal_in_number(
     assert (run.result.n_sentences + run.n_unbalanced + run.n_skipped
             + run.n_without_perturbation) == run.n_anchors
     assert run.n_without_perturbation == 0  # every anchor takes a name
+
+
+def test_what_waits_for_its_pair_is_small_and_shown_sentences_keep_their_perturbations() -> None:
+    """A sentence waiting for a partner of the other gender keeps only its anchor and a copy
+    of its scores (not its perturbations, nor a view that would keep its chunk's scores
+    alive: memory grew with the corpus when the perturbations waited too); a sentence that
+    waited and is then shown gets the perturbations it was scored with."""
+    from pytest_fairness.checks.psa import _GenderBalance
+
+    names = ["Alice", "Bob"]
+    texts = ["She liked the film.", "She hated the long trip.", "She said nothing.",
+             "He liked the film.", "He hated the long trip.", "He said nothing."]
+    anchors = [a for a in pf.Corpus(texts).anchored(balance_gender=False)]
+    used = [(a, tuple(pf.perturb.names([a], names))) for a in anchors]
+    scores = np.arange(len(used) * 3, dtype=np.float64).reshape(len(used), 3) / 100
+    balance = _GenderBalance()
+    out, _, _ = balance.pair(used[:3], scores[:3, 0], scores[:3, 1:])
+    assert out == []
+    for (_anchor, ps), _, row in balance.waiting["female"]:
+        assert ps == ()
+        assert row.base is None
+    out, _orig, pert = balance.pair(used[3:], scores[3:, 0], scores[3:, 1:])
+    assert [a.gender for a, _ in out] == ["female", "male"] * 3
+    assert pert.tolist() == [scores[i, 1:].tolist() for i in (0, 3, 1, 4, 2, 5)]
+    run = psa_run(pf.as_model(lambda t: [len(x) / 100 for x in t], output="score"),
+                  pf.Corpus(texts), names, chunk_size=9, top_n=10)
+    for index in run.shown:
+        anchor = run.anchor(index)
+        assert [run.perturbation(index, n).perturbed for n in names] == [
+            p.perturbed for p in pf.perturb.names([anchor], names)]
+    assert any(run.anchor(i).gender == "female" for i in run.shown)
