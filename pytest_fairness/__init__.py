@@ -50,6 +50,13 @@ if TYPE_CHECKING:
     )
     from .checks.generation import generation_bias, rescore
     from .checks.groups import GroupAnalysis, to_metric_frame
+    from .checks.llm import (
+        assert_answer_gap_below,
+        assert_answer_similarity_above,
+        assert_refusal_parity,
+        counterfactual_prompts,
+        llm_counterfactuals,
+    )
     from .checks.psa import psa
     from .corpus import Corpus
     from .corpus import benchmarks as benchmarks
@@ -66,6 +73,8 @@ if TYPE_CHECKING:
         SmallGroupError,
     )
     from .models import ModelFamily, as_model, register_model_family
+    from .models.answers import answer_similarity, judge_scorer, refusal_detector, rouge_l
+    from .models.chat_classifier import chat_classifier
     from .models.distributed import ray_model
     from .models.generation_cache import cached_generator
     from .models.generators import hf_generator
@@ -124,6 +133,16 @@ _EXPORTS: dict[str, str] = {
     "register_model_family": "models",
     "hf_generator": "models.generators",
     "openai_generator": "models.openai_api",
+    "chat_classifier": "models.chat_classifier",
+    "refusal_detector": "models.answers",
+    "answer_similarity": "models.answers",
+    "rouge_l": "models.answers",
+    "judge_scorer": "models.answers",
+    "counterfactual_prompts": "checks.llm",
+    "llm_counterfactuals": "checks.llm",
+    "assert_answer_gap_below": "checks.llm",
+    "assert_refusal_parity": "checks.llm",
+    "assert_answer_similarity_above": "checks.llm",
     "cached_generator": "models.generation_cache",
     "IncompleteGenerationError": "models.openai_api",
     "BudgetExhaustedError": "models.openai_api",
