@@ -60,7 +60,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigurationError, ModelOutputError
-from ..resources.fluency import causal_log_likelihoods, load_smollm2
+from ..resources.fluency import causal_log_likelihoods, load_smollm2, special_token_id
 from ..runtime.progress import Advance, progress
 from ..runtime.threads import torch_threads
 from ..types import FloatArray
@@ -148,16 +148,6 @@ def _model_limit(model: Any) -> int | None:
         if isinstance(value, int) and value > 0:
             return value
     return None
-
-
-def _special_id(tokenizer: Any, token: str) -> int | None:
-    """The id of special token `token` in `tokenizer`, or None when it has none."""
-    try:
-        value = tokenizer.convert_tokens_to_ids(token)
-        back = tokenizer.convert_ids_to_tokens(value) if isinstance(value, int) else None
-    except (KeyError, ValueError, AttributeError, TypeError, IndexError):
-        return None
-    return value if back == token else None
 
 
 def _split_model(
@@ -711,7 +701,7 @@ def causal_lm(
                 "causal_lm got a tokenizer but no model; pass both, or neither for SmolLM2")
         model, tokenizer = load_smollm2()
         if bos_token_id is None:
-            bos_token_id = _special_id(tokenizer, "<|endoftext|>")
+            bos_token_id = special_token_id(tokenizer, "<|endoftext|>")
     model, tokenizer = _split_model("causal_lm", model, tokenizer)
     return CausalLM(model, tokenizer, batch_size=batch_size, max_length=max_length,
                     num_threads=num_threads, bos_token_id=bos_token_id,

