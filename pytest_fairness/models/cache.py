@@ -36,7 +36,7 @@ import sqlite3
 import threading
 import warnings
 import zlib
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -250,6 +250,19 @@ class DiskCache:
 
     # ----------------------------------------------------------------- reading, writing
 
+    @staticmethod
+    def _stored(
+        db: sqlite3.Connection, config: str, texts: Sequence[str]
+    ) -> Iterator[tuple[str, str, int, bytes, int]]:
+        """The stored cells (text, kind, width, data, crc) of `texts` under `config`, asked
+        for `_CHUNK` texts at a time (SQLite limits the parameters of one query)."""
+        for start in range(0, len(texts), _CHUNK):
+            chunk = list(texts[start : start + _CHUNK])
+            marks = ",".join("?" * len(chunk))
+            query = ("SELECT text, kind, width, data, crc FROM rows "
+                     f"WHERE config = ? AND text IN ({marks})")
+            yield from db.execute(query, [config, *chunk])
+
     def get_many(self, config: str, texts: Sequence[str]) -> dict[str, Row]:
         """Rows stored for `texts` under `config` (absent texts are left out)."""
         out: dict[str, Row] = {}
@@ -261,19 +274,12 @@ class DiskCache:
             if db is None:
                 return out
             try:
-                for start in range(0, len(texts), _CHUNK):
-                    chunk = list(texts[start : start + _CHUNK])
-                    marks = ",".join("?" * len(chunk))
-                    query = (
-                        "SELECT text, kind, width, data, crc FROM rows "
-                        f"WHERE config = ? AND text IN ({marks})"
-                    )
-                    for text, kind, width, data, crc in db.execute(query, [config, *chunk]):
-                        row = _decode(kind, width, data, crc)
-                        if row is None:
-                            self._counts["bad_rows"] += 1
-                            continue
-                        out[text] = row
+                for text, kind, width, data, crc in self._stored(db, config, texts):
+                    row = _decode(kind, width, data, crc)
+                    if row is None:
+                        self._counts["bad_rows"] += 1
+                        continue
+                    out[text] = row
             except sqlite3.Error as exc:
                 self._fail(exc, "read")
                 return {}

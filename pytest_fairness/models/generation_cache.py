@@ -53,8 +53,6 @@ __all__ = ["AnswerStore", "CachedGenerator", "cached_generator", "sample_seed"]
 
 #: (prompt, seed, sample index): one answer.
 Key = tuple[str, int, int]
-#: Rows looked up per SQL statement (below SQLite's default limit of host parameters).
-_CHUNK = 500
 #: The kind column of an answer row.
 _TEXT = "text"
 
@@ -106,19 +104,12 @@ class AnswerStore(DiskCache):
             try:
                 for (seed, index), prompts in by_config.items():
                     config = self._config(seed, index)
-                    for start in range(0, len(prompts), _CHUNK):
-                        chunk = prompts[start : start + _CHUNK]
-                        marks = ",".join("?" * len(chunk))
-                        query = (
-                            "SELECT text, kind, width, data, crc FROM rows "
-                            f"WHERE config = ? AND text IN ({marks})"
-                        )
-                        for prompt, kind, width, data, crc in db.execute(query, [config, *chunk]):
-                            answer = _decode_answer(kind, width, data, crc)
-                            if answer is None:
-                                bad += 1
-                                continue
-                            out[(prompt, seed, index)] = answer
+                    for prompt, kind, width, data, crc in self._stored(db, config, prompts):
+                        answer = _decode_answer(kind, width, data, crc)
+                        if answer is None:
+                            bad += 1
+                            continue
+                        out[(prompt, seed, index)] = answer
             except sqlite3.Error as exc:
                 self._fail(exc, "read")
                 return {}
