@@ -68,6 +68,7 @@ from .cache import Ident
 from .checks import DEFAULT_BACKOFF, DEFAULT_RETRIES
 from .family import ModelOptions
 from .generation_cache import cached_generator
+from .local_server import LocalServer
 from .openai_api import OpenAIGenerator
 
 __all__ = [
@@ -399,8 +400,9 @@ def chat_classifier(
 
     `generator_or_url` is a `TextGenerator` (`generator(prompt, n, seed)`, e.g.
     `openai_generator(...)` or `hf_generator(...)`, configured as you like), or the base
-    URL of an OpenAI-compatible server (``http://127.0.0.1:8000/v1``), with `model=` the
-    model name: the chat client is then built with `temperature` (0: greedy), `max_tokens`,
+    URL of an OpenAI-compatible server (``http://127.0.0.1:8000/v1``) or a `LocalServer`,
+    with `model=` the model name (default: the server's): the chat client is then built with
+    `temperature` (0: greedy), `max_tokens`,
     `system`, `api_key_env` (the environment variable holding the key, as for
     `openai_generator`; None for a server without authentication), `concurrency`,
     `retries`, `backoff`, `timeout`, and with `logprobs=True` asks for the `top_logprobs`
@@ -432,7 +434,9 @@ def chat_classifier(
         raise ConfigurationError(
             "top_logprobs= only applies with logprobs=True; pass both, or drop top_logprobs="
         )
-    if isinstance(generator_or_url, str):
+    if isinstance(generator_or_url, str | LocalServer):
+        if model is None and isinstance(generator_or_url, LocalServer):
+            model = generator_or_url.model
         if model is None:
             raise ConfigurationError(
                 "chat_classifier with a URL needs model= (the model name the server serves), "

@@ -45,6 +45,7 @@ from ..errors import ConfigurationError, ModelCallError, ModelOutputError
 from ..runtime.optional import require
 from ..validation import check_bool, check_int, check_number, check_text
 from .checks import DEFAULT_BACKOFF, DEFAULT_RETRIES, MAX_BACKOFF, check_remote_options
+from .local_server import LocalServer
 
 if TYPE_CHECKING:
     import httpx
@@ -123,8 +124,8 @@ class OpenAIGenerator:
 
     def __init__(
         self,
-        base_url: str,
-        model: str,
+        base_url: str | LocalServer,
+        model: str | None = None,
         *,
         api: ApiKind = "chat",
         api_key_env: str | None = "OPENAI_API_KEY",
@@ -144,7 +145,17 @@ class OpenAIGenerator:
         jitter_seed: int = 0,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
+        self.server: LocalServer | None = None
+        if isinstance(base_url, LocalServer):
+            self.server = base_url
+            base_url = self.server.base_url
+            model = self.server.model if model is None else model
         self.base_url = _check_base_url(base_url)
+        if model is None:
+            raise ConfigurationError(
+                "model is missing: name the model requests use, e.g. "
+                "openai_generator(base_url, 'gpt-4o-mini') (a LocalServer created with "
+                "model= supplies it)")
         self.model = _check_name(model, "model")
         if not isinstance(api, str) or api not in API_KINDS:
             raise ConfigurationError(
@@ -196,7 +207,8 @@ class OpenAIGenerator:
         prompt, temperature, max_tokens, stop, seeding, extra body): a cache key. It never
         contains the API key (which does not change the answers)."""
         parts = {
-            "url": self.base_url, "model": self.model, "api": self.api,
+            "url": self.server.identity if self.server else self.base_url,
+            "model": self.model, "api": self.api,
             "system": self.system, "temperature": self.temperature,
             "max_tokens": self.max_tokens, "stop": list(self.stop) if self.stop else None,
             "seed_param": self.seed_param, "n_param": self.n_param,
@@ -474,6 +486,8 @@ class OpenAIGenerator:
     def _http(self) -> httpx.Client:
         httpx = require("httpx", "OpenAI-compatible models (openai_generator)")
 
+        if self.server is not None:
+            self.server.start()  # idempotent: starts it before the first request only
         with self._lock:
             if self._client is None:
                 self._client = httpx.Client(
@@ -486,8 +500,8 @@ class OpenAIGenerator:
 
 
 def openai_generator(
-    base_url: str,
-    model: str,
+    base_url: str | LocalServer,
+    model: str | None = None,
     *,
     api: ApiKind = "chat",
     api_key_env: str | None = "OPENAI_API_KEY",
@@ -510,7 +524,10 @@ def openai_generator(
     """A `TextGenerator` sampling answers from an OpenAI-compatible server.
 
     `base_url` is the API root (``http://127.0.0.1:8000/v1``; a URL without a path gets
-    ``/v1``). `api="chat"` posts ``{"messages": [system?, user]}`` to ``/chat/completions``,
+    ``/v1``), or a `LocalServer` (`local_server`): the generator then starts it before its
+    first request (never, when a generation cache answers everything), `model` defaults to
+    the server's, and the fingerprint names the server (``local:<name>``), not its port.
+    `api="chat"` posts ``{"messages": [system?, user]}`` to ``/chat/completions``,
     `api="completions"` posts ``{"prompt": ...}`` to ``/completions``. The key is read from
     the environment variable `api_key_env` at each call (None: no authentication) and sent
     as a bearer token, never shown. `temperature`, `max_tokens`, `stop`, `system` and

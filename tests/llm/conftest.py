@@ -1,7 +1,7 @@
 """Fixtures for tests against a real OpenAI-compatible server (SmolLM2-135M, transformers serve).
 
 ``openai_server`` (session scope) starts one server per test session on 127.0.0.1 with a free
-port, offline, and yields an `OpenAIServer` (``base_url`` for OpenAI clients, ``model``,
+port, offline, and yields a running `LocalServer` (``base_url`` for OpenAI clients, ``model``,
 ``pid``, ``log_path``). The server runs with one torch thread and without continuous batching:
 requests are answered one at a time (about 1 answered prompt/s at any concurrency, 16 tokens),
 but a ``temperature=0`` request is greedy and a ``seed`` reproduces an answer. With
@@ -14,49 +14,38 @@ It skips, naming the install command, when the serving packages or the
 SmolLM2 package are absent; it fails (never skips) when they are present and the server does
 not come up, with the server log's tail. The server is stopped by its PID at teardown.
 
-The converted model folder (see scripts/serve_smollm2.py) is kept in pytest's cache directory
-(``.pytest_cache/d/smollm2-serve``) so only the first session pays the ~40 s conversion; set
-``FAIRNESS_SMOLLM2_DIR`` to keep it elsewhere.
+The converted model folder (see pytest_fairness/resources/serving.py) is kept in pytest's
+cache directory (``.pytest_cache/d/smollm2-serve``) so only the first session pays the ~40 s
+conversion; set ``FAIRNESS_SMOLLM2_DIR`` to keep it elsewhere.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from _llm_server import (
-    MODEL_NAME,
-    SERVER_INSTALL,
-    OpenAIServer,
+    SERVING_INSTALL,
+    LocalServer,
     ServerStartError,
     missing_modules,
+    model_dir,
     running_server,
 )
 
 
-def _model_dir(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    chosen = os.environ.get("FAIRNESS_SMOLLM2_DIR")
-    if chosen:
-        return Path(chosen) / MODEL_NAME
-    cache = getattr(config, "cache", None)
-    base = (cache.mkdir("smollm2-serve") if cache is not None
-            else tmp_path_factory.mktemp("smollm2-serve"))
-    return Path(base) / MODEL_NAME
-
-
 @pytest.fixture(scope="session")
 def openai_server(request: pytest.FixtureRequest,
-                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[OpenAIServer]:
+                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
     """One real OpenAI-compatible server (SmolLM2-135M-Instruct) for the whole session."""
     missing = missing_modules()
     if missing:
         pytest.skip(f"the OpenAI-compatible test server needs {', '.join(missing)}: "
-                    f"{SERVER_INSTALL}")
+                    f"{SERVING_INSTALL}")
     log_path = tmp_path_factory.mktemp("openai-server") / "server.log"
     try:
-        with running_server(_model_dir(request.config, tmp_path_factory), log_path,
+        with running_server(model_dir(request.config, tmp_path_factory), log_path,
                             continuous_batching=os.environ.get("FAIRNESS_SERVER_CB") == "1",
                             ) as server:
             yield server

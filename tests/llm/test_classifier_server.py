@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _llm_server import OpenAIServer
+from _llm_server import LocalServer
 
 import pytest_fairness as pf
 from pytest_fairness import context as recording
@@ -32,7 +32,7 @@ SWAPS = [
 ]
 
 
-def _classifier(server: OpenAIServer) -> ChatClassifier:
+def _classifier(server: LocalServer) -> ChatClassifier:
     return chat_classifier(server.base_url, LABELS, TEMPLATE, model=server.model,
                            api_key_env=None,
                            max_tokens=4, concurrency=1, timeout=120.0)
@@ -60,7 +60,7 @@ def _run(model: ChatClassifier) -> list[dict[str, Any] | None]:
 
 
 @pytest.mark.slow
-def test_label_invariance_runs_on_a_real_chat_model(openai_server: OpenAIServer) -> None:
+def test_label_invariance_runs_on_a_real_chat_model(openai_server: LocalServer) -> None:
     model = _classifier(openai_server)
     results = _run(model)
     assert len(results) == len(SWAPS)

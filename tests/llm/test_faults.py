@@ -25,11 +25,11 @@ import pytest
 sys.path.append(str(Path(__file__).resolve().parents[1] / "models"))
 
 from _llm_server import (
-    MODEL_NAME,
-    SERVER_INSTALL,
-    OpenAIServer,
+    SERVING_INSTALL,
+    LocalServer,
     ServerStartError,
     missing_modules,
+    model_dir,
     running_server,
 )
 from _openai_stub import OpenAIStub, Reply
@@ -126,35 +126,23 @@ def test_cut_and_empty_answers_are_counted_on_the_stub(stub: OpenAIStub) -> None
 # ---------------------------------------------------------------------- the real server
 
 
-def _model_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-               ) -> Path:
-    """The converted model folder the session fixture uses (see tests/llm/conftest.py)."""
-    chosen = os.environ.get("FAIRNESS_SMOLLM2_DIR")
-    if chosen:
-        return Path(chosen) / MODEL_NAME
-    cache = getattr(request.config, "cache", None)
-    base = (cache.mkdir("smollm2-serve") if cache is not None
-            else tmp_path_factory.mktemp("smollm2-serve"))
-    return Path(base) / MODEL_NAME
-
-
 @pytest.fixture
 def own_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-               ) -> Iterator[OpenAIServer]:
+               ) -> Iterator[LocalServer]:
     """A real server for this test alone (it is killed mid-run)."""
     missing = missing_modules()
     if missing:
-        pytest.skip(f"the real server needs {', '.join(missing)}: {SERVER_INSTALL}")
+        pytest.skip(f"the real server needs {', '.join(missing)}: {SERVING_INSTALL}")
     log = tmp_path_factory.mktemp("killed-server") / "server.log"
     try:
-        with running_server(_model_dir(request, tmp_path_factory), log) as server:
+        with running_server(model_dir(request.config, tmp_path_factory), log) as server:
             yield server
     except ServerStartError as error:
         pytest.fail(str(error), pytrace=False)
 
 
 @pytest.mark.slow
-def test_a_real_server_killed_mid_run(own_server: OpenAIServer, tmp_path: Path) -> None:
+def test_a_real_server_killed_mid_run(own_server: LocalServer, tmp_path: Path) -> None:
     gen = openai_generator(own_server.base_url, own_server.model, api_key_env=None,
                            temperature=0.0, max_tokens=8, concurrency=1, retries=1,
                            backoff=0.05, timeout=60.0)
@@ -188,7 +176,7 @@ def test_a_real_server_killed_mid_run(own_server: OpenAIServer, tmp_path: Path) 
 
 
 @pytest.mark.slow
-def test_a_real_answer_cut_at_one_token(openai_server: OpenAIServer) -> None:
+def test_a_real_answer_cut_at_one_token(openai_server: LocalServer) -> None:
     gen = openai_generator(openai_server.base_url, openai_server.model, api_key_env=None,
                            temperature=0.0, max_tokens=1, concurrency=1)
     [answer] = gen("Tell me a long story about Maria and her garden.", 1, 0)
@@ -198,14 +186,14 @@ def test_a_real_answer_cut_at_one_token(openai_server: OpenAIServer) -> None:
 
 
 @pytest.mark.slow
-def test_a_real_empty_answer(openai_server: OpenAIServer, request: pytest.FixtureRequest,
+def test_a_real_empty_answer(openai_server: LocalServer, request: pytest.FixtureRequest,
                              tmp_path_factory: pytest.TempPathFactory) -> None:
     """An empty answer, provoked by biasing the first token to end-of-sequence
     (``logit_bias``, which the server maps to a sequence bias), is returned as "" and
     counted as empty."""
     import json
 
-    config = _model_dir(request, tmp_path_factory) / "generation_config.json"
+    config = model_dir(request.config, tmp_path_factory) / "generation_config.json"
     eos = json.loads(config.read_text())["eos_token_id"]
     eos = eos[0] if isinstance(eos, list) else eos
     gen = openai_generator(openai_server.base_url, openai_server.model, api_key_env=None,
