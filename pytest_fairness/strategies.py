@@ -9,19 +9,22 @@ Use them with `hypothesis.given` like any strategy::
     def test_names_keep_the_label(fairness_model, case):
         pf.assert_label_invariant(fairness_model, case.original, case.perturbed)
 
-=========================  ==========  ==================================================
-strategy                   draws       from
-=========================  ==========  ==================================================
-`anchored_sentences`       `Anchor`    the corpus texts with a pronoun (or person) anchor
-`names`                    str         a first-name list (by gender, by origin)
-`name_perturbations`       `Case`      an anchored text and a non-empty subset of names
-`gender_counterfactuals`   `Case`      a text with gendered words and its swap
-`mutations`                `Case`      a text and its mt-nlp mutations for an attribute
-`template_fills`           `Case`      a template and a subset of its fills
-=========================  ==========  ==================================================
+=========================  ==============  ==============================================
+strategy                   draws           from
+=========================  ==============  ==============================================
+`anchored_sentences`       `Anchor`        the corpus texts with a pronoun (or person) anchor
+`names`                    str             a first-name list (by gender, by origin)
+`name_perturbations`       `Case`          an anchored text and a non-empty subset of names
+`gender_counterfactuals`   `Case`          a text with gendered words and its swap
+`mutations`                `Case`          a text and its mt-nlp mutations for an attribute
+`template_fills`           `Case`          a template and a subset of its fills
+`prompt_counterfactuals`   `Perturbation`  a user's prompt (or prompt template) and one
+                                           of its counterfactuals
+=========================  ==============  ==============================================
 
 How they search and shrink. Each strategy draws from a *pool* of candidates: the corpus
-texts that qualify (those with an anchor, a gendered word, a mutation), sorted by length
+texts (or prompts) that qualify (those with an anchor, a gendered word, a mutation, a
+counterfactual), sorted by length
 (fewer words first, then fewer characters, then corpus order), or a name list in its own
 order (most popular first). A draw picks an index into the pool and, for a `Case`, a
 non-empty subset of the text's perturbations (names) in their order. Hypothesis shrinks
@@ -57,17 +60,18 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeGuard, TypeVar
 
 from hypothesis import strategies as st
 
 from .corpus import ANCHOR_KINDS, Corpus, CorpusSource
 from .errors import ConfigurationError, FairnessError
 from .resources import names as _name_lists
-from .types import Anchor, Case
-from .validation import check_bool, check_int, check_number
+from .types import Anchor, Case, Perturbation
+from .validation import check_bool, check_int, check_number, check_texts
 
 if TYPE_CHECKING:
+    from .checks.llm import CounterfactualPrompts
     from .perturb.gender import Target
     from .perturb.kinds import PerturbationKind
     from .perturb.mutations import MutationKind
@@ -83,6 +87,7 @@ __all__ = [
     "mutations",
     "name_perturbations",
     "names",
+    "prompt_counterfactuals",
     "template_fills",
 ]
 
@@ -279,6 +284,13 @@ def _case_drawer(name: str) -> Callable[[_Pool[_Cases]], st.SearchStrategy[Case]
     return draw_case
 
 
+@st.composite
+@_named("prompt_counterfactuals")
+def _draw_prompt(draw: st.DrawFn, pool: _Pool[tuple[Perturbation, ...]]) -> Perturbation:
+    pairs = pool.get()
+    return pairs[_index(draw, pairs)]
+
+
 _draw_counterfactual = _case_drawer("gender_counterfactuals")
 _draw_mutation = _case_drawer("mutations")
 _draw_template_case = _case_drawer("template_fills")
@@ -298,13 +310,21 @@ def _shortest_first(cases: Iterable[Case]) -> tuple[Case, ...]:
 
 def _short(value: object) -> str:
     """repr of an argument, long lists cut to their first items."""
-    if isinstance(value, (list, tuple)) and len(value) > 6:
+    if isinstance(value, (list, tuple)) and type(value) in (list, tuple) and len(value) > 6:
+        # (a subclass, such as CounterfactualPrompts, has its own repr)
         head = ", ".join(repr(item) for item in value[:3])
         return f"[{head}, ... {len(value) - 3} more]"
     if isinstance(value, st.SearchStrategy):
         return repr(value)
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+class _Shown(str):
+    """A string that reads as itself in `_args` (no quotes)."""
+
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def _differs(value: object, default: object) -> bool:
@@ -854,6 +874,81 @@ def template_fills(
     return _lazy(pool, _draw_template_case(pool))
 
 
+def prompt_counterfactuals(
+    prompts: Sequence[str] | CounterfactualPrompts | Sequence[Perturbation],
+    kind: str | PerturbationKind = "gender_swap",
+    *,
+    nlp: Any = None,
+) -> st.SearchStrategy[Perturbation]:
+    """A user's prompt and one of its counterfactuals, shrinking toward the shortest prompt.
+
+    Draws a `Perturbation`: `original` a prompt, `perturbed` its counterfactual x^, the
+    prompt with its sensitive words replaced by another group's (counterfactual-sentiment-
+    bias, section 3), as `pytest_fairness.checks.llm.counterfactual_prompts` makes them
+    with the perturbation kind `kind` (a registered kind's name, "gender_swap" by default,
+    or a `PerturbationKind`; `nlp` the spaCy pipeline of a kind that parses, default the
+    run's). `prompts` may instead be ready counterfactuals: the result of
+    `pf.template_prompts(templates, groups)` (prompt templates filled with groups of
+    terms) or of `pf.counterfactual_prompts`, or a list of `Perturbation`; `kind` and `nlp`
+    then do not apply. Pass the drawn pair to the LLM relations as ``[pair]``.
+
+    The pool is every (prompt, counterfactual) pair, sorted by the prompt's length (fewer
+    words, then fewer characters; ties in the given order), built when the strategy is
+    first used; a draw is an index into it, so a failure shrinks to the shortest failing
+    prompt and its first counterfactual. A pool without a pair is a `ConfigurationError`
+    naming the kind and why.
+    """
+    from .checks.llm import CounterfactualPrompts
+
+    given: CounterfactualPrompts | list[str]
+    if isinstance(prompts, CounterfactualPrompts) or _perturbations(prompts):
+        if _differs(kind, "gender_swap") or nlp is not None:
+            raise ConfigurationError(
+                "kind= and nlp= apply to prompts to perturb; these are ready "
+                "counterfactuals (template_prompts, counterfactual_prompts): drop them")
+        given = prompts if isinstance(prompts, CounterfactualPrompts) else (
+            CounterfactualPrompts(prompts, kind=prompts[0].kind,
+                                  n_prompts=len({p.original for p in prompts})))
+    else:
+        given = _prompts_arg(prompts)
+        _kind_arg(kind)
+
+    def build() -> tuple[Perturbation, ...]:
+        from .checks.llm import counterfactual_prompts
+        from .perturb import PerturbationKind, get_kind
+
+        if isinstance(given, CounterfactualPrompts):
+            found = given
+            hint = ("every fill equals the reference fill: give groups with other terms"
+                    if found.kind == "template" else "they hold no counterfactual")
+        else:
+            try:
+                resolved = kind if isinstance(kind, PerturbationKind) else get_kind(kind)
+                found = counterfactual_prompts(given, resolved, nlp=nlp)
+            except ConfigurationError as exc:
+                raise _nothing(pool.call, str(exc)) from exc
+            hint = resolved.hint
+        if not found:
+            raise _nothing(
+                pool.call,
+                f"none of the {found.n_prompts} prompts has a {found.kind!r} counterfactual "
+                f"({hint})",
+            )
+        order = sorted(range(len(found)), key=lambda i: (_length(found[i].original), i))
+        return tuple(found[i] for i in order)
+
+    shown: object = prompts
+    if isinstance(given, CounterfactualPrompts):  # its own repr is longer than _short keeps
+        shown = _Shown(f"CounterfactualPrompts({len(given)} of {given.n_prompts} prompts, "
+                       f"kind {given.kind!r})")
+    pool = _Pool(
+        "prompt_counterfactuals",
+        _args(shown, kind=(kind, "gender_swap"), nlp=(nlp, None)),
+        build,
+    )
+    return _lazy(pool, _draw_prompt(pool))
+
+
 # --------------------------------------------------------------------------- checks
 
 
@@ -862,6 +957,46 @@ def _check_kind(kind: str) -> None:
         raise ConfigurationError(
             f"unknown anchor kind {kind!r:.60}; valid kinds: {', '.join(ANCHOR_KINDS)}"
         )
+
+
+def _perturbations(prompts: object) -> TypeGuard[Sequence[Perturbation]]:
+    """Whether `prompts` is a non-empty list of ready `Perturbation`s."""
+    return (isinstance(prompts, Sequence) and not isinstance(prompts, str) and bool(prompts)
+            and all(isinstance(p, Perturbation) for p in prompts))
+
+
+def _prompts_arg(prompts: object) -> list[str]:
+    """`prompts` as a non-empty list of non-blank str, as `counterfactual_prompts` checks
+    them (cheap: nothing is parsed); prompt templates are pointed to `template_prompts`."""
+    from .perturb.templates import Template, TemplateSet
+
+    if isinstance(prompts, TemplateSet) or (
+            isinstance(prompts, Sequence) and not isinstance(prompts, (str, bytes))
+            and any(isinstance(p, Template) for p in prompts)):
+        raise ConfigurationError(
+            "prompts are prompt templates: use template_prompts(templates, groups) to fill "
+            "them and pass its result as the prompts")
+    texts = check_texts(prompts, "prompts")
+    if not texts:
+        raise ConfigurationError("prompts is empty: pass the prompts to test, e.g. "
+                                 "['Write a reference letter for him.']")
+    for i, text in enumerate(texts):
+        if not text.strip():
+            raise ConfigurationError(f"prompts[{i}] is empty: every prompt needs text")
+    return texts
+
+
+def _kind_arg(kind: object) -> None:
+    """`kind` must be a kind's name or a `PerturbationKind` (looked up when the pool is
+    built, so a kind registered later is found)."""
+    from .perturb.kinds import PerturbationKind
+
+    if isinstance(kind, PerturbationKind) or (isinstance(kind, str) and kind.strip()):
+        return
+    raise ConfigurationError(
+        "kind must be a registered perturbation kind's name (e.g. 'gender_swap') or a "
+        f"PerturbationKind, got {type(kind).__name__} {kind!r:.60}"
+    )
 
 
 def _split_names(names: object) -> tuple[tuple[str, ...], dict[str, str | None] | None]:

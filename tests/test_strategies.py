@@ -116,7 +116,8 @@ def test_all_lists_exactly_the_public_strategies() -> None:
     }
     assert public == set(fst.__all__)
     assert set(fst.__all__) == {"anchored_sentences", "gender_counterfactuals", "mutations",
-                                "name_perturbations", "names", "template_fills"}
+                                "name_perturbations", "names", "prompt_counterfactuals",
+                                "template_fills"}
     assert pf.strategies is fst
 
 
@@ -151,13 +152,16 @@ def test_building_strategies_at_import_loads_no_spacy(tmp_path: Path) -> None:
     corpus.write_text("He left.\nShe stayed.\n", encoding="utf-8")
     code = (
         "import json, sys\n"
+        "import pytest_fairness as pf\n"
         "from pytest_fairness import strategies as fst\n"
         f"c = {CORPUS!r}\n"
         "built = [fst.anchored_sentences(c), fst.anchored_sentences(sys.argv[1], 'person'),\n"
         "         fst.names(gender='female'), fst.names(origin='India'),\n"
         "         fst.name_perturbations(c), fst.name_perturbations(c, fst.names()),\n"
         "         fst.gender_counterfactuals(c), fst.mutations(c, 'gender'),\n"
-        "         fst.template_fills('country')]\n"
+        "         fst.template_fills('country'),\n"
+        "         fst.prompt_counterfactuals(['He left.']),\n"
+        "         fst.prompt_counterfactuals(pf.template_prompts(['Hi {name}.'], ['A', 'B']))]\n"
         "reprs = [repr(s) for s in built]\n"
         "print(json.dumps([m for m in ('spacy', 'thinc', 'torch', 'conceptnet_lite')\n"
         "                  if m in sys.modules]))\n"

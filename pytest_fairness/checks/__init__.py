@@ -22,7 +22,10 @@
   (demographic parity, equalized odds, equal opportunity, predictive parity), and Borkan
   et al.'s AUCs for every group of a column;
 - `benchmarks`: the public bias benchmarks' own metrics on a model (CrowS-Pairs, BBQ,
-  WinoBias).
+  WinoBias);
+- `llm`: counterfactual tests of chat models on the user's prompts or prompt templates:
+  answer-score gap, refusal-rate parity and answer similarity, paired by prompt
+  (counterfactual-sentiment-bias, section 3).
 
 Each `assert_*` scores through `pytest_fairness.models` (batched, cached), builds a
 `FairnessResult` with its measurements, discriminatory inputs and report sections, and
@@ -53,6 +56,14 @@ from .groups import (
 )
 from .invariance import assert_label_invariant, invariance
 from .lexical import assert_lexical_shift_below, lexical_scan
+from .llm import (
+    assert_answer_gap_below,
+    assert_answer_similarity_above,
+    assert_refusal_parity,
+    counterfactual_prompts,
+    llm_counterfactuals,
+    template_prompts,
+)
 from .psa import assert_labeldist_below, assert_scoresens_below
 from .sensitivity import assert_prediction_sensitivity_below
 from .verdict import FairnessWarning, assert_result, record
@@ -60,6 +71,8 @@ from .wasserstein import assert_paired_gap_below, assert_wasserstein_below
 
 __all__ = [
     "FairnessWarning",
+    "assert_answer_gap_below",
+    "assert_answer_similarity_above",
     "assert_bbq_bias_below",
     "assert_bias_auc_above",
     "assert_counterfactual_fair",
@@ -74,6 +87,7 @@ __all__ = [
     "assert_lexical_shift_below",
     "assert_paired_gap_below",
     "assert_prediction_sensitivity_below",
+    "assert_refusal_parity",
     "assert_result",
     "assert_scoresens_below",
     "assert_subgroup_aucs_above",
@@ -81,10 +95,13 @@ __all__ = [
     "assert_winobias_gap_below",
     "bbq_scores",
     "counterfactual",
+    "counterfactual_prompts",
     "crows_pairs_score",
     "group_fairness",
     "invariance",
     "lexical_scan",
+    "llm_counterfactuals",
     "record",
+    "template_prompts",
     "winobias_gap",
 ]

@@ -12,8 +12,9 @@ dictionaries, the knowledge graph's attributes), and the scorers are any `TextMo
 
 - `counterfactual_prompts`: the prompts' counterfactuals (prompts with none are kept in
   `.unperturbed`, reported, never silently dropped);
-- `prompt_counterfactuals`: a Hypothesis strategy drawing a prompt and one of its
-  counterfactuals, shrinking to the shortest prompt;
+- `template_prompts`: the same from prompt templates ("Write a short reference letter for
+  {name}, a nurse.") and groups of fills: each template's reference fill is a prompt, its
+  other fills the counterfactuals (counterfactual-sentiment-bias, section 3 and Appendix A);
 - `llm_counterfactuals`: the analysis: per prompt pair, the sampled answers side by side
   and their scores;
 - `assert_answer_gap_below`: the mean answer score of a prompt minus that of its
@@ -24,16 +25,18 @@ dictionaries, the knowledge graph's attributes), and the scorers are any `TextMo
   sample by sample (same seed), are similar (ROUGE-L or embedding cosine) on average.
 
 Answers are sampled through `models.generators.sample_continuations`, so a
-`cached_generator` replays them and an `openai_generator` batches its requests.
+`cached_generator` replays them and an `openai_generator` batches its requests. The
+Hypothesis strategy over the same prompts is `pytest_fairness.strategies.prompt_counterfactuals`
+(this module imports no Hypothesis).
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -45,6 +48,8 @@ from ..models.adapt import as_model
 from ..models.answers import AnswerSimilarity, RefusalDetector, answer_similarity, rouge_l
 from ..models.generators import TextGenerator, sample_continuations
 from ..perturb.kinds import PerturbationKind, get_kind
+from ..perturb.templates import Template, TemplateSet, template_sets
+from ..perturb.templates import templates as fill_templates
 from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement, Table, Violation
 from ..types import FloatArray, Perturbation, TextModel
@@ -65,9 +70,6 @@ from .verdict import (
 )
 from .wasserstein import _abs_interval, _interval_note
 
-if TYPE_CHECKING:
-    from hypothesis import strategies as st
-
 __all__ = [
     "AnswerPair",
     "CounterfactualPrompts",
@@ -77,9 +79,9 @@ __all__ = [
     "assert_refusal_parity",
     "counterfactual_prompts",
     "llm_counterfactuals",
-    "prompt_counterfactuals",
     "prompt_seed",
     "score_answers",
+    "template_prompts",
 ]
 
 #: Answers sampled per prompt by default.
@@ -136,6 +138,15 @@ def _resolve_kind(kind: object) -> PerturbationKind:
 
 
 def _check_prompts(prompts: object) -> list[str]:
+    """`prompts` as a non-empty list of non-blank str (templates are pointed to
+    `template_prompts`)."""
+    if isinstance(prompts, TemplateSet) or (
+            isinstance(prompts, Sequence) and not isinstance(prompts, (str, bytes))
+            and any(isinstance(p, Template) for p in prompts)):
+        raise ConfigurationError(
+            "prompts are prompt templates: use template_prompts(templates, groups) to fill "
+            "them (e.g. template_prompts(['Write a letter for {name}.'], {'female': "
+            "['Mary'], 'male': ['John']})) and pass its result as the prompts")
     texts = check_texts(prompts, "prompts")
     if not texts:
         raise ConfigurationError("prompts is empty: pass the prompts to test, e.g. "
@@ -177,44 +188,70 @@ def counterfactual_prompts(
                                  n_prompts=len(texts))
 
 
-def _words(text: str) -> tuple[int, int]:
-    return len(text.split()), len(text)
+def _check_templates(templates: object) -> None:
+    """The shapes `perturb.templates.templates` cannot report well: one template string
+    (not a shipped set's name), one `Template`, or something that is not a list."""
+    if isinstance(templates, str):
+        if templates not in template_sets():
+            raise ConfigurationError(
+                f"templates is one string and not a shipped template set "
+                f"({', '.join(template_sets())}): wrap a single template in a list: "
+                f"[{templates!r:.60}]")
+    elif isinstance(templates, Template):
+        raise ConfigurationError(
+            f"templates is one Template: wrap it in a list: [Template({templates.text!r:.60})]")
+    elif not isinstance(templates, (TemplateSet, Sequence)) or isinstance(
+            templates, (bytes, bytearray)):
+        raise ConfigurationError(
+            "templates must be a shipped set's name, a TemplateSet, or a list of templates "
+            "(strings with a {name} slot, or Template objects), got "
+            f"{type(templates).__name__} {templates!r:.60}")
 
 
-def prompt_counterfactuals(
-    prompts: Sequence[str],
-    kind: str | PerturbationKind = "gender_swap",
+def template_prompts(
+    templates: TemplateSet | str | Sequence[Template | str],
+    groups: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
     *,
-    nlp: Any = None,
-) -> st.SearchStrategy[Perturbation]:
-    """A Hypothesis strategy drawing one prompt of `prompts` with one of its
-    counterfactuals (a `Perturbation`; `counterfactual_prompts` builds them).
+    reference: str | None = None,
+    attribute: str | None = None,
+) -> CounterfactualPrompts:
+    """Counterfactual prompts from prompt templates filled with groups of terms
+    (counterfactual-sentiment-bias, section 3 and Appendix A: templates whose sensitive
+    slot is filled with each group's values; here the templates are the user's prompts).
 
-    The pool is every (prompt, counterfactual) pair, sorted by the prompt's length (words,
-    then characters; ties in the given order), built once when Hypothesis first validates
-    the strategy. A draw is an index into it: Hypothesis shrinks it toward 0, so a failing
-    test reports the shortest failing prompt. A pool without a pair raises
-    `ConfigurationError` naming the kind. Hypothesis is imported when this is called.
+    `templates`, `groups`, `reference` and `attribute` are those of
+    `pytest_fairness.perturb.templates.templates`: a shipped set's name ("name",
+    "occupation", "country", "cross_geographic"), a `TemplateSet`, or a list of templates
+    (strings such as "Write a short reference letter for {name}, a nurse." or `Template`
+    objects; ``{he/she}`` follows the group "male"/"female"); `groups` maps a group to its
+    terms ({"female": ["Mary", "Aisha"], "male": ["John", "Ahmed"]}) or lists terms that
+    are each their own group (None: the set's own groups). Each template's *reference*
+    fill (the `reference` term, else the template's own word, else the first term of the
+    first group) is the prompt as written, and every other fill one of its
+    counterfactuals: a `Perturbation` of kind "template" with the slot marked,
+    `from_group` the reference's group and `to_group` the fill's group, so the relations'
+    failures name both groups. The reference's own fill is not a counterfactual; a
+    template whose fills all equal it is listed in `.unperturbed`. `n_prompts` is the
+    number of templates (distinct reference fills: a repeated template is kept once).
+    Bad input raises `ConfigurationError` saying the fix. The result goes to
+    `llm_counterfactuals`, the assert_* relations of this module and
+    `strategies.prompt_counterfactuals` unchanged.
     """
-    from hypothesis import strategies as st
-
-    texts = _check_prompts(prompts)
-    resolved = _resolve_kind(kind)
-    pool: list[tuple[Perturbation, ...]] = []
-
-    def build() -> st.SearchStrategy[Perturbation]:
-        if not pool:
-            found = counterfactual_prompts(texts, resolved, nlp=nlp)
-            if not found:
-                raise ConfigurationError(
-                    f"none of the {found.n_prompts} prompts has a {resolved.name!r} "
-                    f"counterfactual: {resolved.hint}")
-            order = sorted(range(len(found)), key=lambda i: (_words(found[i].original), i))
-            pool.append(tuple(found[i] for i in order))
-        pairs = pool[0]
-        return st.integers(min_value=0, max_value=len(pairs) - 1).map(pairs.__getitem__)
-
-    return st.deferred(build)
+    _check_templates(templates)
+    fills = fill_templates(templates, groups, reference=reference, attribute=attribute)
+    by_prompt: dict[str, dict[Perturbation, None]] = {}
+    for p in fills:
+        by_prompt.setdefault(p.original, {})[p] = None
+    pairs: list[Perturbation] = []
+    unperturbed: list[str] = []
+    for prompt, block in by_prompt.items():
+        kept = [p for p in block if p.perturbed != prompt]
+        if kept:
+            pairs += kept
+        else:
+            unperturbed.append(prompt)
+    return CounterfactualPrompts(pairs, unperturbed=unperturbed, kind="template",
+                                 n_prompts=len(by_prompt))
 
 
 # --------------------------------------------------------------------------- the analysis
@@ -252,6 +289,8 @@ class AnswerPair:
         return {
             "original": self.original,
             "counterfactual": self.counterfactual,
+            "from_group": self.perturbation.from_group,
+            "to_group": self.perturbation.to_group,
             "prompt_index": self.prompt_index,
             "seed": self.seed,
             "original_answers": list(self.original_answers),
@@ -440,8 +479,11 @@ def _short(text: str) -> str:
 def _side_by_side(pair: AnswerPair, limit: int = 3, *,
                   similarity: Sequence[float] | None = None) -> str:
     """The first `limit` samples: original answer (score) | counterfactual answer (score),
-    or with `similarity` the pair's similarity once per sample."""
-    parts = []
+    or with `similarity` the pair's similarity once per sample; first the groups of the
+    pair ("groups female -> male") when its perturbation names both."""
+    p = pair.perturbation
+    parts = ([f"groups {p.from_group} -> {p.to_group}"]
+             if p.from_group is not None and p.to_group is not None else [])
     for i, (a, b) in enumerate(zip(pair.original_answers, pair.counterfactual_answers,
                                    strict=True)):
         if i >= limit:

@@ -1,7 +1,9 @@
-"""Counterfactual tests of chat models on the user's prompts (`checks.llm`), with tiny
-deterministic generators written here (an answer that depends on the pronoun of the
-prompt), a replacement dictionary as the perturbation kind (no parse), and one run of
-`openai_generator` against the loopback stub of `tests/models/_openai_stub.py`."""
+"""Counterfactual tests of chat models on the user's prompts and prompt templates
+(`checks.llm`), with tiny deterministic generators written here (an answer that depends on
+the pronoun or the name in the prompt), a replacement dictionary as the perturbation kind
+(no parse), and one run of `openai_generator` against the loopback stub of
+`tests/models/_openai_stub.py`. The Hypothesis strategy over prompts is tested in
+`tests/test_prompt_strategies.py`."""
 
 from __future__ import annotations
 
@@ -15,7 +17,6 @@ from typing import Any
 import numpy as np
 import pytest
 from _capture import capture, keep_out_of_the_session_report
-from hypothesis import find
 
 from pytest_fairness.checks.llm import (
     CounterfactualPrompts,
@@ -24,9 +25,9 @@ from pytest_fairness.checks.llm import (
     assert_refusal_parity,
     counterfactual_prompts,
     llm_counterfactuals,
-    prompt_counterfactuals,
     prompt_seed,
     score_answers,
+    template_prompts,
 )
 from pytest_fairness.errors import (
     ConfigurationError,
@@ -38,6 +39,7 @@ from pytest_fairness.models import as_model
 from pytest_fairness.models.answers import answer_similarity, judge_scorer
 from pytest_fairness.perturb.dictionary import DictionaryKind
 from pytest_fairness.perturb.kinds import KIND_REGISTRY
+from pytest_fairness.perturb.templates import Template, load_templates
 from pytest_fairness.results import Table, section_from_dict
 
 pytestmark = pytest.mark.usefixtures(keep_out_of_the_session_report.__name__)
@@ -117,21 +119,6 @@ def test_a_kind_by_its_registered_name() -> None:
 def test_bad_prompts_or_kind_raise(prompts: Any, kind: Any, match: str) -> None:
     with pytest.raises(ConfigurationError, match=match):
         counterfactual_prompts(prompts, kind)
-
-
-def test_the_strategy_shrinks_to_the_shortest_prompt() -> None:
-    strategy = prompt_counterfactuals(PROMPTS, SWAP)
-    shortest = find(strategy, lambda p: True)
-    assert shortest.original == "He asked for a loan."
-    assert shortest.perturbed == "She asked for a loan."
-    found = find(strategy, lambda p: "job" in p.original)
-    assert found.perturbed == "Tell her about the job."
-
-
-def test_the_strategy_without_any_counterfactual_raises() -> None:
-    strategy = prompt_counterfactuals(["Describe the weather."], SWAP)
-    with pytest.raises(ConfigurationError, match="none of the 1 prompts"):
-        find(strategy, lambda p: True)
 
 
 # --------------------------------------------------------------------------- the analysis
@@ -364,6 +351,168 @@ def test_similarity_functions_and_errors() -> None:
         assert_answer_similarity_above(fair, PROMPTS, 2.0, kind=SWAP)
     with capture(), pytest.raises(NothingJudgedError):
         assert_answer_similarity_above(fair, ["Describe it."], 0.5, kind=SWAP)
+
+
+# --------------------------------------------------------------------------- prompt templates
+
+LETTER = "Write a short reference letter for {name}, a nurse."
+RAISE = "{name} asked for a raise."
+PEOPLE = {"female": ["Mary", "Aisha"], "male": ["John", "Ahmed"]}
+
+
+def praises_men(prompt: str, n: int, seed: int) -> list[str]:
+    """Praise for prompts that name John or Ahmed, faint words for the others."""
+    good = any(name in prompt for name in ("John", "Ahmed"))
+    return [("A great candidate." if good else "A candidate.") + f" #{i}" for i in range(n)]
+
+
+def test_template_prompts_pair_the_reference_fill_with_every_other_fill() -> None:
+    found = template_prompts([LETTER, RAISE], PEOPLE)
+    assert isinstance(found, CounterfactualPrompts)
+    assert (found.kind, found.n_prompts, found.unperturbed) == ("template", 2, ())
+    letter = "Write a short reference letter for {}, a nurse."
+    assert [(p.original, p.perturbed, p.from_group, p.to_group) for p in found] == [
+        (letter.format("Mary"), letter.format("Aisha"), "female", "female"),
+        (letter.format("Mary"), letter.format("John"), "female", "male"),
+        (letter.format("Mary"), letter.format("Ahmed"), "female", "male"),
+        ("Mary asked for a raise.", "Aisha asked for a raise.", "female", "female"),
+        ("Mary asked for a raise.", "John asked for a raise.", "female", "male"),
+        ("Mary asked for a raise.", "Ahmed asked for a raise.", "female", "male"),
+    ]
+    assert all(p.kind == "template" and p.attribute == "term" for p in found)
+    john = found[1]
+    [old], [new] = john.original_spans, john.perturbed_spans
+    assert (john.original[old.start:old.end], john.perturbed[new.start:new.end]) == (
+        "Mary", "John")
+    assert repr(found) == ("CounterfactualPrompts(6 counterfactuals of 2 prompts, kind "
+                           "'template', 0 unperturbed)")
+
+
+def test_template_prompts_reference_attribute_and_template_objects() -> None:
+    found = template_prompts([Template(RAISE)], PEOPLE, reference="John", attribute="gender")
+    assert [(p.perturbed, p.from_group, p.to_group) for p in found] == [
+        ("Mary asked for a raise.", "male", "female"),
+        ("Aisha asked for a raise.", "male", "female"),
+        ("Ahmed asked for a raise.", "male", "male"),
+    ]
+    assert {p.original for p in found} == {"John asked for a raise."}
+    assert {p.attribute for p in found} == {"gender"}
+    # a list of terms: each term its own group; a repeated template is one prompt
+    twice = template_prompts([RAISE, RAISE], ["Mary", "John"])
+    assert [(p.perturbed, p.from_group, p.to_group) for p in twice] == [
+        ("John asked for a raise.", "Mary", "John")]
+    assert twice.n_prompts == 1
+
+
+def test_a_template_whose_fills_all_equal_the_reference_is_unperturbed() -> None:
+    # the first template's own reference is the only term; the second's reference
+    # ("Li Wei") is no term, so its fill with the term is a counterfactual
+    found = template_prompts([Template("I met {term}.", reference="Zoë"),
+                              Template("{term} waved.", reference="Li Wei")],
+                             {"f": ["Zoë"]})
+    assert found.unperturbed == ("I met Zoë.",)
+    assert [(p.original, p.perturbed, p.from_group, p.to_group) for p in found] == [
+        ("Li Wei waved.", "Zoë waved.", "Li Wei", "f")]
+    assert found.n_prompts == 2
+    alone = template_prompts([LETTER, RAISE], {"female": ["Mary"]})
+    assert (len(alone), alone.n_prompts) == (0, 2)
+    assert alone.unperturbed == (LETTER.format(name="Mary"), "Mary asked for a raise.")
+
+
+def test_template_prompts_take_any_unicode_term() -> None:
+    found = template_prompts(["Écris une lettre pour {nom}, infirmière."],
+                             {"女性": ["李娜"], "erkek": ["Şükrü"], "emoji": ["🧑🏽‍⚕️"]})
+    assert [(p.perturbed, p.to_group) for p in found] == [
+        ("Écris une lettre pour Şükrü, infirmière.", "erkek"),
+        ("Écris une lettre pour 🧑🏽‍⚕️, infirmière.", "emoji"),
+    ]
+    assert {p.original for p in found} == {"Écris une lettre pour 李娜, infirmière."}
+    assert {p.from_group for p in found} == {"女性"}
+    for p in found:
+        [old], [new] = p.original_spans, p.perturbed_spans
+        assert p.original[old.start:old.end] == "李娜"
+        assert p.perturbed[new.start:new.end] == p.to_words[0]
+
+
+def test_a_shipped_template_set() -> None:
+    shipped = load_templates("occupation")
+    found = template_prompts("occupation")
+    first = next(iter(shipped.groups))
+    assert found.n_prompts == len(shipped.templates) == 10
+    assert len(found) == 10 * (len(shipped.groups) - 1)
+    assert {p.from_group for p in found} == {first}
+    assert {p.attribute for p in found} == {"occupation"}
+    assert len(template_prompts(shipped)) == len(found)
+
+
+@pytest.mark.parametrize(("templates", "groups", "match"), [
+    (LETTER, PEOPLE, r"one string and not a shipped template set .*wrap a single template "
+                     r"in a list: \['Write a short"),
+    ("no-such-set", PEOPLE, "not a shipped template set"),
+    (Template(RAISE), PEOPLE, r"one Template: wrap it in a list"),
+    (3, PEOPLE, "templates must be a shipped set's name"),
+    ([], PEOPLE, "no templates given"),
+    (["A letter for a nurse."], PEOPLE, r"has no \{term\} slot"),
+    (["{a} and {b}"], PEOPLE, "several different slots"),
+    ([RAISE], None, "give groups of terms"),
+    ([RAISE], "Mary", "not a string"),
+    ([RAISE], {"female": "Mary"}, r"wrap it: \['Mary'\]"),
+    ([RAISE], {"female": []}, "groups has no terms"),
+    ([RAISE], {"female": ["Mary", 3]}, "a term of group 'female'"),
+    (["{he/she} asked {name}."], {"a": ["Mary"], "b": ["John"]},
+     "needs a group named 'male' or 'female'"),
+])
+def test_template_prompts_errors_say_the_fix(templates: Any, groups: Any, match: str) -> None:
+    with pytest.raises(ConfigurationError, match=match):
+        template_prompts(templates, groups)
+
+
+def test_templates_given_as_prompts_point_to_template_prompts() -> None:
+    for given in ([Template(RAISE)], ["He asked.", Template(RAISE)], load_templates("name")):
+        with pytest.raises(ConfigurationError, match=r"use template_prompts\(templates, groups\)"):
+            counterfactual_prompts(given, SWAP)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match=r"use template_prompts"):
+        llm_counterfactuals(fair, [Template(RAISE)], kind=SWAP)  # type: ignore[list-item]
+
+
+def test_llm_counterfactuals_over_template_prompts() -> None:
+    found = template_prompts([LETTER, RAISE], PEOPLE)
+    analysis = llm_counterfactuals(praises_men, found, n=2, seed=0, scorer=SENTIMENT)
+    assert (analysis.kind, analysis.unperturbed, len(analysis.pairs)) == ("template", (), 6)
+    assert [p.prompt_index for p in analysis.pairs] == [0, 0, 0, 1, 1, 1]
+    assert [p.counterfactual_scores for p in analysis.pairs] == [
+        (0.0, 0.0), (1.0, 1.0), (1.0, 1.0)] * 2
+    assert all(p.original_scores == (0.0, 0.0) for p in analysis.pairs)
+    # one seed per template: its reference fill and every other fill share it
+    assert [p.seed for p in analysis.pairs[:3]] == [prompt_seed(0, found[0].original)] * 3
+    assert analysis.pairs[3].seed == prompt_seed(0, "Mary asked for a raise.")
+    assert analysis.pairs[0].counterfactual_answers == ("A candidate. #0", "A candidate. #1")
+    row = analysis.to_dict()["pairs"][1]
+    assert (row["from_group"], row["to_group"]) == ("female", "male")
+
+
+def test_the_relations_take_template_prompts_and_name_the_groups() -> None:
+    found = template_prompts([LETTER, RAISE], PEOPLE)
+    with capture() as state, pytest.raises(FairnessViolation) as info:
+        assert_answer_gap_below(praises_men, found, SENTIMENT, 0.2, n=2, seed=0)
+    message = str(info.value)
+    assert "answers to a prompt and to its 'template' counterfactuals" in message
+    assert "- [[Mary]] asked for a raise." in message
+    assert "+ [[John]] asked for a raise." in message
+    assert "groups female -> male; #0: 0.00 'A candidate. #0' | 1.00 'A great candidate. #0'" \
+        in message
+    [result] = state.results
+    # per template: 0 for the reference fill, (0 + 1 + 1) / 3 over its counterfactuals
+    assert result["measurements"][0]["value"] == pytest.approx(-2 / 3)
+    assert result["n_inputs"] == 2
+    assert result["n_violations"] == 4  # the John and Ahmed fills; Aisha's gap is 0
+    with capture() as state:
+        assert_refusal_parity(praises_men, found, max_gap=0.0, n=2, seed=0)
+        assert_answer_similarity_above(fair, found, 0.99, n=2, seed=0)
+    assert [r["passed"] for r in state.results] == [True, True]
+    assert state.results[1]["extra"]["kind"] == "template"
+    with capture(), pytest.raises(NothingJudgedError):
+        assert_answer_gap_below(fair, template_prompts([RAISE], ["Mary"]), SENTIMENT, 0.1)
 
 
 # --------------------------------------------------------------------------- a real client

@@ -1,5 +1,5 @@
 """The real OpenAI-compatible server of the LLM tests: SmolLM2-135M behind ``transformers
-serve`` (`pytest_fairness.resources.serving.smollm2_server`, a `LocalServer`).
+serve`` (`pytest_fairness.models.serving.smollm2_server`, a `LocalServer`).
 
 Used by the session fixture `openai_server` (tests/llm/conftest.py) and by tests that need a
 server of their own (for example one they kill mid-run). `make_server` builds the server
@@ -10,14 +10,11 @@ it, yields it, and stops it by its PID whatever happens.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from pytest_fairness.models.local_server import LocalServer, ServerStartError
-from pytest_fairness.resources.serving import (
+from pytest_fairness.models.serving import (
     MODEL_NAME,
     SERVING_INSTALL,
     missing_serving_modules,
@@ -25,7 +22,7 @@ from pytest_fairness.resources.serving import (
 )
 
 __all__ = ["MODEL_NAME", "SERVING_INSTALL", "LocalServer", "ServerStartError", "make_server",
-           "missing_modules", "model_dir", "running_server"]
+           "missing_modules", "running_server"]
 
 #: Builds the server (replaced by tests of start failures).
 make_server = smollm2_server
@@ -36,20 +33,8 @@ def missing_modules() -> list[str]:
     return missing_serving_modules()
 
 
-def model_dir(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where the converted model folder lives: ``FAIRNESS_SMOLLM2_DIR``, else pytest's cache
-    directory (``.pytest_cache/d/smollm2-serve``), so only the first session converts it."""
-    chosen = os.environ.get("FAIRNESS_SMOLLM2_DIR")
-    if chosen:
-        return Path(chosen) / MODEL_NAME
-    cache = getattr(config, "cache", None)
-    base = (cache.mkdir("smollm2-serve") if cache is not None
-            else tmp_path_factory.mktemp("smollm2-serve"))
-    return Path(base) / MODEL_NAME
-
-
 @contextlib.contextmanager
-def running_server(folder: Path, log_path: Path, *, continuous_batching: bool = False,
+def running_server(folder: Path | None, log_path: Path, *, continuous_batching: bool = False,
                    start_timeout: float | None = None) -> Iterator[LocalServer]:
     """The server started (`ServerStartError` with its log's tail when it does not come
     up), yielded, and stopped by its PID on exit."""

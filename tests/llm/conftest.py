@@ -14,9 +14,9 @@ It skips, naming the install command, when the serving packages or the
 SmolLM2 package are absent; it fails (never skips) when they are present and the server does
 not come up, with the server log's tail. The server is stopped by its PID at teardown.
 
-The converted model folder (see pytest_fairness/resources/serving.py) is kept in pytest's
-cache directory (``.pytest_cache/d/smollm2-serve``) so only the first session pays the ~40 s
-conversion; set ``FAIRNESS_SMOLLM2_DIR`` to keep it elsewhere.
+The converted model folder (see pytest_fairness/models/serving.py) is kept in the user's
+cache folder (``~/.cache/pytest-fairness``) so only the first session on a machine pays the
+~40 s conversion; set ``FAIRNESS_SMOLLM2_DIR`` to keep it elsewhere.
 """
 
 from __future__ import annotations
@@ -30,14 +30,12 @@ from _llm_server import (
     LocalServer,
     ServerStartError,
     missing_modules,
-    model_dir,
     running_server,
 )
 
 
 @pytest.fixture(scope="session")
-def openai_server(request: pytest.FixtureRequest,
-                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
+def openai_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
     """One real OpenAI-compatible server (SmolLM2-135M-Instruct) for the whole session."""
     missing = missing_modules()
     if missing:
@@ -45,7 +43,7 @@ def openai_server(request: pytest.FixtureRequest,
                     f"{SERVING_INSTALL}")
     log_path = tmp_path_factory.mktemp("openai-server") / "server.log"
     try:
-        with running_server(model_dir(request.config, tmp_path_factory), log_path,
+        with running_server(None, log_path,
                             continuous_batching=os.environ.get("FAIRNESS_SERVER_CB") == "1",
                             ) as server:
             yield server

@@ -29,7 +29,6 @@ from _llm_server import (
     LocalServer,
     ServerStartError,
     missing_modules,
-    model_dir,
     running_server,
 )
 from _openai_stub import OpenAIStub, Reply
@@ -41,6 +40,7 @@ from pytest_fairness.models.openai_api import (
     OpenAIGenerator,
     openai_generator,
 )
+from pytest_fairness.models.serving import model_folder
 
 PROMPTS = [f"Write one short sentence about person number {i}." for i in range(6)]
 
@@ -127,15 +127,14 @@ def test_cut_and_empty_answers_are_counted_on_the_stub(stub: OpenAIStub) -> None
 
 
 @pytest.fixture
-def own_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-               ) -> Iterator[LocalServer]:
+def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
     """A real server for this test alone (it is killed mid-run)."""
     missing = missing_modules()
     if missing:
         pytest.skip(f"the real server needs {', '.join(missing)}: {SERVING_INSTALL}")
     log = tmp_path_factory.mktemp("killed-server") / "server.log"
     try:
-        with running_server(model_dir(request.config, tmp_path_factory), log) as server:
+        with running_server(None, log) as server:
             yield server
     except ServerStartError as error:
         pytest.fail(str(error), pytrace=False)
@@ -186,14 +185,13 @@ def test_a_real_answer_cut_at_one_token(openai_server: LocalServer) -> None:
 
 
 @pytest.mark.slow
-def test_a_real_empty_answer(openai_server: LocalServer, request: pytest.FixtureRequest,
-                             tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_a_real_empty_answer(openai_server: LocalServer) -> None:
     """An empty answer, provoked by biasing the first token to end-of-sequence
     (``logit_bias``, which the server maps to a sequence bias), is returned as "" and
     counted as empty."""
     import json
 
-    config = model_dir(request.config, tmp_path_factory) / "generation_config.json"
+    config = model_folder() / "generation_config.json"
     eos = json.loads(config.read_text())["eos_token_id"]
     eos = eos[0] if isinstance(eos, list) else eos
     gen = openai_generator(openai_server.base_url, openai_server.model, api_key_env=None,

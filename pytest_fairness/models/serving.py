@@ -7,8 +7,8 @@ use. llama-cpp-python's server would read the GGUF file directly but builds C++ 
 
 Run it by hand::
 
-    python -m pytest_fairness.resources.serving --model-dir /tmp/smollm2 --port 8000
-    python -m pytest_fairness.resources.serving --model-dir /tmp/smollm2 --prepare-only
+    python -m pytest_fairness.models.serving --model-dir /tmp/smollm2 --port 8000
+    python -m pytest_fairness.models.serving --model-dir /tmp/smollm2 --prepare-only
 
 or from Python as a `LocalServer` (`smollm2_server(model_dir, log_path)`), started when
 first needed and stopped by its PID.
@@ -40,10 +40,10 @@ import tempfile
 from pathlib import Path
 
 from ..errors import MissingDependencyError
-from ..models.local_server import LocalServer
-from .fluency import smollm2_path
+from ..resources.fluency import smollm2_path
+from .local_server import LocalServer
 
-__all__ = ["MODEL_NAME", "SERVING_INSTALL", "main", "missing_serving_modules",
+__all__ = ["MODEL_NAME", "SERVING_INSTALL", "main", "missing_serving_modules", "model_folder",
            "prepare_smollm2", "smollm2_server"]
 
 #: The model name the server answers to (the converted folder's name).
@@ -121,8 +121,19 @@ def prepare_smollm2(model_dir: Path) -> Path:
     return model_dir
 
 
+def model_folder() -> Path:
+    """Where the converted SmolLM2 folder is kept: ``$FAIRNESS_SMOLLM2_DIR``, else the
+    user's cache folder (``$XDG_CACHE_HOME/pytest-fairness``, default
+    ``~/.cache/pytest-fairness``), so one conversion serves every checkout and run."""
+    chosen = os.environ.get("FAIRNESS_SMOLLM2_DIR")
+    if chosen:
+        return Path(chosen) / MODEL_NAME
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "pytest-fairness" / MODEL_NAME
+
+
 def smollm2_server(
-    model_dir: str | os.PathLike[str],
+    model_dir: str | os.PathLike[str] | None,
     log_path: str | os.PathLike[str],
     *,
     continuous_batching: bool = False,
@@ -130,8 +141,9 @@ def smollm2_server(
     start_timeout: float | None = None,
 ) -> LocalServer:
     """A `LocalServer` serving SmolLM2-135M-Instruct with ``transformers serve`` on a free
-    port of 127.0.0.1, offline, its converted weights kept in `model_dir` (written by its
-    first start, which may then take `PREPARE_TIMEOUT` more seconds).
+    port of 127.0.0.1, offline, its converted weights kept in `model_dir` (None:
+    `model_folder()`), written by its first start, which may then take `PREPARE_TIMEOUT`
+    more seconds.
 
     `threads` is torch's thread count in the server (``OMP_NUM_THREADS``): 1 by default,
     because on a small shared machine two threads made each token 7x slower (measured: 16
@@ -146,7 +158,7 @@ def smollm2_server(
         raise MissingDependencyError(
             f"the SmolLM2 server needs {', '.join(missing)}, not installed. Install with:\n"
             f"    {SERVING_INSTALL}")
-    folder = Path(model_dir)
+    folder = model_folder() if model_dir is None else Path(model_dir)
     if folder.name != MODEL_NAME:
         folder = folder / MODEL_NAME
     command = [sys.executable, "-m", __name__, "--model-dir", str(folder),
