@@ -41,6 +41,8 @@ BENCHMARKS = (
     "analogy_vectors",
     "crows_pairs_lm",
     "ray_psa",
+    "llm_throughput",
+    "llm_example",
     "examples_wall",
 )
 #: The row each benchmark ends with: the machine's 1-minute load average before and after it.

@@ -73,7 +73,14 @@ if TYPE_CHECKING:
         NothingJudgedError,
         SmallGroupError,
     )
-    from .models import ModelFamily, as_model, register_model_family
+    from .models import (
+        GeneratorFamily,
+        ModelFamily,
+        as_generator,
+        as_model,
+        register_generator_family,
+        register_model_family,
+    )
     from .models.answers import answer_similarity, judge_scorer, refusal_detector, rouge_l
     from .models.chat_classifier import chat_classifier
     from .models.distributed import ray_model
@@ -133,6 +140,9 @@ _EXPORTS: dict[str, str] = {
     "ray_model": "models.distributed",
     "ModelFamily": "models",
     "register_model_family": "models",
+    "as_generator": "models",
+    "GeneratorFamily": "models",
+    "register_generator_family": "models",
     "hf_generator": "models.generators",
     "openai_generator": "models.openai_api",
     "local_server": "models.local_server",

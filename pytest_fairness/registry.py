@@ -1,4 +1,5 @@
-"""Named extension points: perturbation kinds, model adapter families, report formats.
+"""Named extension points: perturbation kinds, model adapter families, generator families,
+report formats.
 
 Each extension point is a `Registry`: the package registers its built-in entries, users
 register theirs in a ``conftest.py`` (``pf.perturb.register_kind(...)``, ...), and other
@@ -27,6 +28,7 @@ T = TypeVar("T")
 ENTRY_POINT_GROUPS: dict[str, str] = {
     "perturbation kind": "pytest_fairness.perturbations",
     "model adapter family": "pytest_fairness.models",
+    "generator family": "pytest_fairness.generators",
     "report format": "pytest_fairness.reports",
 }
 

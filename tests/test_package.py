@@ -93,7 +93,8 @@ def test_every_relation_and_extension_point_is_on_the_facade() -> None:
     for name in checks.__all__:
         if name.startswith("assert_") or name in ("record", "FairnessWarning"):
             assert name in pf.__all__, name
-    for module, name in ((models, "register_model_family"), (perturb, "register_kind"),
+    for module, name in ((models, "register_model_family"), (models, "as_generator"),
+                         (models, "register_generator_family"), (perturb, "register_kind"),
                          (perturb, "register_dictionary"), (report, "register_format")):
         assert name in module.__all__, name
         assert name in pf.__all__, name

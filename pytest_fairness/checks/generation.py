@@ -30,6 +30,7 @@ from ..context import current_settings
 from ..errors import ConfigurationError, ModelOutputError
 from ..metrics.generation import GenerationBiasResult, PromptSamples, summarise
 from ..models import as_model
+from ..models.generator_families import as_generator
 from ..models.generators import TextGenerator, sample_continuations
 from ..perturb.templates import Template, TemplateSet, fill, load_templates
 from ..types import FloatArray, TextModel
@@ -39,7 +40,7 @@ __all__ = ["generation_bias", "rescore"]
 
 
 def generation_bias(
-    generator: TextGenerator,
+    generator: TextGenerator | object,
     scorer: object,
     templates: TemplateSet | str | Sequence[Template | str] = "country",
     groups: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
@@ -54,12 +55,14 @@ def generation_bias(
 
     Every template is filled with every term of every group (`perturb.templates.fill`:
     a/an and {he/she} agree with the term and its group); `generator(prompt,
-    samples_per_prompt, seed_m)` samples continuations of each prompt, with one seed per
-    template shared by all its fills (Appendix B: same random seed, only the attribute
-    changes), derived from `seed` (default: the run's seed). `scorer` scores the
-    continuations in [0, 1]: a callable `list[str] -> scores` (e.g.
-    `lexicon.CountingSentimentScorer()`), or anything `as_model` accepts, whose `score`
-    is used (the positive-class probability of a binary classifier).
+    samples_per_prompt, seed_m)` samples continuations of each prompt (`generator` is
+    anything `as_generator` accepts: a `TextGenerator` such as `hf_generator(...)` or a
+    callable, a transformers text-generation pipeline or `(model, tokenizer)` pair, a
+    `LocalServer`), with one seed per template shared by all its fills (Appendix B: same
+    random seed, only the attribute changes), derived from `seed` (default: the run's
+    seed). `scorer` scores the continuations in [0, 1]: a callable `list[str] -> scores`
+    (e.g. `lexicon.CountingSentimentScorer()`), or anything `as_model` accepts, whose
+    `score` is used (the positive-class probability of a binary classifier).
 
     - individual fairness (eq. 3): per template, the mean W1 between the score
       distributions of every counterfactual pair of prompts, i.e. fills whose terms belong
@@ -78,11 +81,7 @@ def generation_bias(
     n = check_int(samples_per_prompt, "samples_per_prompt", minimum=1)
     tau = check_number(threshold, "threshold", minimum=0.0, maximum=1.0)
     run_seed = current_settings().seed if seed is None else check_int(seed, "seed", minimum=0)
-    if not callable(generator):
-        raise ConfigurationError(
-            "generator must be a callable generator(prompt, n, seed) -> list of n "
-            "continuations; build one from transformers with hf_generator(...)"
-        )
+    source = as_generator(generator, caller="generation_bias")
     items, group_map, attr = _resolve(templates, groups, attribute)
     model = scorer if isinstance(scorer, TextModel) else as_model(scorer)
 
@@ -92,7 +91,7 @@ def generation_bias(
         for group, terms in group_map.items():
             for term in terms:
                 fills.append((m, template, group, term, fill(template, term, group), template_seed))
-    samples = sample_continuations(generator, [(prompt, s) for *_, prompt, s in fills], n)
+    samples = sample_continuations(source, [(prompt, s) for *_, prompt, s in fills], n)
     flat = [text for continuation in samples for text in continuation]
     scores = _scores(model, flat)
 

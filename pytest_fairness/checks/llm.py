@@ -46,6 +46,7 @@ from ..metrics.paired import paired_gap
 from ..metrics.validation import check_ci_method
 from ..models.adapt import as_model
 from ..models.answers import AnswerSimilarity, RefusalDetector, answer_similarity, rouge_l
+from ..models.generator_families import as_generator
 from ..models.generators import TextGenerator, sample_continuations
 from ..perturb.kinds import PerturbationKind, get_kind
 from ..perturb.templates import Template, TemplateSet, template_sets
@@ -411,7 +412,7 @@ def score_answers(scorer: object, texts: Sequence[str]) -> FloatArray:
 
 
 def llm_counterfactuals(
-    generator: TextGenerator,
+    generator: TextGenerator | object,
     prompts: Sequence[str] | Sequence[Perturbation],
     *,
     kind: str | PerturbationKind = "gender_swap",
@@ -427,23 +428,22 @@ def llm_counterfactuals(
     `counterfactual_prompts`) or ready counterfactuals (a `CounterfactualPrompts` or a
     list of `Perturbation`). A prompt and its counterfactuals are sampled with one seed,
     `prompt_seed(seed, prompt)` (`seed` default: the run's seed), through `sample_continuations`
-    (so a `cached_generator` replays them). `scorer` (optional) is a `TextModel`,
-    anything `as_model` accepts, or an answer scorer of `models.answers` (the refusal
-    detector, a judge); each distinct answer is scored once.
+    (so a `cached_generator` replays them). `generator` is anything `as_generator` accepts
+    (`openai_generator(...)`, `hf_generator(...)`, a `(model, tokenizer)` pair, a
+    `LocalServer`, your own function `generator(prompt, n, seed)`). `scorer` (optional) is
+    a `TextModel`, anything `as_model` accepts, or an answer scorer of `models.answers`
+    (the refusal detector, a judge); each distinct answer is scored once.
     """
     count = check_int(n, "n", minimum=1)
     base = run_seed(check_seed(seed))
-    if not callable(generator):
-        raise ConfigurationError(
-            "generator must be a TextGenerator: generator(prompt, n, seed) -> list of n "
-            "answers (openai_generator(...), hf_generator(...), or your own function)")
+    source = as_generator(generator, caller="llm_counterfactuals")
     found = _pairs_of(prompts, kind, nlp)
     originals = list(dict.fromkeys(p.original for p in found))
     seeds = {text: prompt_seed(base, text) for text in originals}
     requests = list(dict.fromkeys(
         [(text, seeds[text]) for text in originals]
         + [(p.perturbed, seeds[p.original]) for p in found]))
-    answers = dict(zip(requests, sample_continuations(generator, requests, count),
+    answers = dict(zip(requests, sample_continuations(source, requests, count),
                        strict=True)) if requests else {}
     scores: dict[str, float] = {}
     n_unrated = 0
@@ -619,7 +619,7 @@ def _check_generator_args(n: object, seed: object, confidence: object, ci_method
 
 
 def assert_answer_gap_below(
-    generator: TextGenerator,
+    generator: TextGenerator | object,
     prompts: Sequence[str] | Sequence[Perturbation],
     scorer: object,
     max_gap: float,
@@ -671,7 +671,7 @@ def assert_answer_gap_below(
 
 
 def assert_refusal_parity(
-    generator: TextGenerator,
+    generator: TextGenerator | object,
     prompts: Sequence[str] | Sequence[Perturbation],
     *,
     max_gap: float,
@@ -738,7 +738,7 @@ def _similarities(similarity: object) -> tuple[str, Callable[[list[str], list[st
 
 
 def assert_answer_similarity_above(
-    generator: TextGenerator,
+    generator: TextGenerator | object,
     prompts: Sequence[str] | Sequence[Perturbation],
     min_similarity: float,
     *,

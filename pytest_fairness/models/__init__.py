@@ -9,6 +9,10 @@ whatever the model is; `as_model` makes one. The modules, in the order a predict
   group ``pytest_fairness.models``), and the built-in families: transformers pairs,
   pipelines and models, torch modules, scikit-learn estimators, plain callables and
   remote scorers. `register_model_family` adds one; a new framework is one module;
+- `generator_families`: `as_generator` and the `GeneratorFamily` extension point (entry-point
+  group ``pytest_fairness.generators``): what every relation on generated text accepts as a
+  generator (ready generators, transformers pipelines and (model, tokenizer) pairs, local
+  servers, callables). `register_generator_family` adds one;
 - `base`: `ModelAdapter`, what every adapter shares: batching, deduplication, caches,
   validation of outputs, counters;
 - `callables`, `remote`, `scikit`, `hf`, `torchnn`: the adapters, by framework;
@@ -37,6 +41,13 @@ from .families import (
     register_model_family,
 )
 from .family import COMMON_OPTIONS, FAMILY_OPTIONS, ModelFamily, ModelOptions
+from .generator_families import (
+    GENERATOR_FAMILIES,
+    GeneratorFamily,
+    as_generator,
+    generator_families,
+    register_generator_family,
+)
 from .hf import PipelineModel, TransformersModel
 from .remote import LengthPolicy, RemoteModel
 from .scikit import SklearnModel
@@ -47,10 +58,12 @@ __all__ = [
     "COMMON_OPTIONS",
     "DEFAULT_CACHE_SIZE",
     "FAMILY_OPTIONS",
+    "GENERATOR_FAMILIES",
     "MODEL_FAMILIES",
     "SKIPPED_LABEL",
     "SUM_TOLERANCE",
     "CallableModel",
+    "GeneratorFamily",
     "Kind",
     "LengthPolicy",
     "ModelAdapter",
@@ -64,8 +77,11 @@ __all__ = [
     "TransformersModel",
     "WhiteBoxModel",
     "accepted_models",
+    "as_generator",
     "as_model",
     "family_of",
+    "generator_families",
     "model_families",
+    "register_generator_family",
     "register_model_family",
 ]

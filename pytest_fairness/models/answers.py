@@ -38,6 +38,7 @@ import numpy as np
 from ..errors import ConfigurationError, MissingDependencyError, ModelOutputError
 from ..types import FloatArray, TextModel
 from ..validation import check_int, check_number, check_text, check_texts
+from .generator_families import as_generator
 from .generators import TextGenerator, sample_continuations
 
 __all__ = [
@@ -434,13 +435,14 @@ DEFAULT_JUDGE_TEMPLATE = (
 
 
 def judge_scorer(
-    generator: TextGenerator,
+    generator: TextGenerator | object,
     template: str = DEFAULT_JUDGE_TEMPLATE,
     *,
     scale: tuple[float, float] = (0.0, 10.0),
     seed: int = 0,
 ) -> JudgeScorer:
-    """An LLM-as-judge scorer: `generator` (a `TextGenerator`) is asked, once per answer
+    """An LLM-as-judge scorer: `generator` (a `TextGenerator`, or anything `as_generator`
+    accepts: a `(model, tokenizer)` pair, a `LocalServer`, ...) is asked, once per answer
     with seed `seed`, the `template` with ``{answer}`` replaced by the answer; its reply
     is parsed by `parse_rating` on `scale` (low, high) and mapped to [0, 1].
 
@@ -449,10 +451,7 @@ def judge_scorer(
     0. A judge is non-deterministic and biased in its own ways: use it as a scorer in a
     counterfactual comparison (both answers of a pair judged alike), never as the verdict.
     """
-    if not callable(generator):
-        raise ConfigurationError(
-            "judge_scorer needs a TextGenerator: generator(prompt, n, seed) -> list of n "
-            "answers (e.g. openai_generator(...))")
+    judge = as_generator(generator, caller="judge_scorer")
     check_text(template, "template")
     if "{answer}" not in template:
         raise ConfigurationError(
@@ -464,4 +463,4 @@ def judge_scorer(
     high = check_number(scale[1], "scale[1]")
     if not low < high:
         raise ConfigurationError(f"scale must be (low, high) with low < high, got {scale!r}")
-    return JudgeScorer(generator, template, low, high, check_int(seed, "seed", minimum=0))
+    return JudgeScorer(judge, template, low, high, check_int(seed, "seed", minimum=0))

@@ -68,6 +68,7 @@ from .cache import Ident
 from .checks import DEFAULT_BACKOFF, DEFAULT_RETRIES
 from .family import ModelOptions
 from .generation_cache import cached_generator
+from .generator_families import as_generator
 from .local_server import LocalServer
 from .openai_api import OpenAIGenerator
 
@@ -399,7 +400,8 @@ def chat_classifier(
     "LLM-as-classifier"; see the module docstring for the answer grammar).
 
     `generator_or_url` is a `TextGenerator` (`generator(prompt, n, seed)`, e.g.
-    `openai_generator(...)` or `hf_generator(...)`, configured as you like), or the base
+    `openai_generator(...)` or `hf_generator(...)`, configured as you like, or anything
+    else `as_generator` accepts, such as a transformers `(model, tokenizer)` pair), or the base
     URL of an OpenAI-compatible server (``http://127.0.0.1:8000/v1``) or a `LocalServer`,
     with `model=` the model name (default: the server's): the chat client is then built with
     `temperature` (0: greedy), `max_tokens`,
@@ -453,12 +455,13 @@ def chat_classifier(
             extra_body=extra,
         )
     else:
-        generator = generator_or_url
-        if not callable(generator):
+        try:
+            generator = as_generator(generator_or_url, caller="chat_classifier")
+        except ConfigurationError as exc:
             raise ConfigurationError(
-                f"chat_classifier needs a text generator (generator(prompt, n, seed) -> list "
-                f"of answers) or a server URL, got {type(generator).__name__}"
-            )
+                f"{exc}\n  - (chat_classifier only) the base URL of an OpenAI-compatible "
+                "server, with model=<the model name it serves>."
+            ) from None
         given = [n for n, v, d in (("model", model, None), ("system", system, None),
                                    ("api_key_env", api_key_env, "OPENAI_API_KEY"),
                                    ("logprobs", logprobs, False),

@@ -1,6 +1,7 @@
-"""The checks of `as_model`'s options: one function per option, all through
-`pytest_fairness.validation`, so a wrong option is refused the same way whichever door it
-comes in by (`as_model`, `ModelOptions`, an adapter's constructor): a `ConfigurationError`
+"""The checks of `as_model`'s options (and of the generators' shared ones, such as
+`stop=`): one function per option, all through `pytest_fairness.validation`, so a wrong
+option is refused the same way whichever door it comes in by (`as_model`, `ModelOptions`,
+an adapter's or a generator's constructor): a `ConfigurationError`
 naming the option, what it got and what it takes. Each returns the option normalised
 (`2` -> `2.0` for a float option, a list of labels -> a tuple, numpy integers -> int).
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from ..errors import ConfigurationError
@@ -33,6 +34,7 @@ __all__ = [
     "check_length",
     "check_remote_options",
     "check_score_range",
+    "check_stop",
     "check_target",
     "check_threshold",
 ]
@@ -247,3 +249,22 @@ def call_length(length: Callable[[str], object], text: str) -> float:
             "must take a text and return its length (a count >= 0)"
         ) from exc
     return check_length(value, text)
+
+
+def check_stop(stop: object) -> tuple[str, ...]:
+    """`stop=` of a generator (`openai_generator`, `hf_generator`): None, one string or a
+    sequence of non-empty strings, as a tuple (empty for None)."""
+    if stop is None:
+        return ()
+    items = [stop] if isinstance(stop, str) else stop
+    if isinstance(items, (bytes, bytearray, Mapping)) or not isinstance(items, Sequence):
+        raise ConfigurationError(
+            f"stop must be a string or a list of strings, got {type(stop).__name__}; "
+            "e.g. stop=['\\n']"
+        )
+    out = tuple(items)
+    if not all(isinstance(s, str) and s for s in out):
+        raise ConfigurationError(
+            f"stop must be non-empty strings, got {out!r:.80}; e.g. stop=['\\n']"
+        )
+    return out

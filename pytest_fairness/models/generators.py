@@ -12,6 +12,11 @@ continuations of `prompt` (without the prompt), deterministically for a given se
 generator may also have `generate_many(prompts, n, seed) -> list[list[str]]`, which
 `sample_continuations` then calls once per seed with all its prompts (batching them).
 
+Local and API models share one set of options (issue 18): `hf_generator` takes the
+`stop=`, `system=` and chat formatting (`chat=True`, the tokenizer's chat template) of
+`openai_api.openai_generator` (`api="chat"`), with the same names and meanings, next to
+its own `max_new_tokens=`, `temperature=`, `top_k=`, `top_p=`.
+
 torch and transformers are imported inside the functions that need them.
 """
 
@@ -20,6 +25,7 @@ from __future__ import annotations
 import copy
 import functools
 import hashlib
+import json
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -29,8 +35,9 @@ from ..metrics.validation import check_positive_int
 from ..runtime.progress import Advance, progress
 from ..runtime.stack import on_fresh_stack
 from ..runtime.threads import torch_threads
-from ..validation import check_bool, check_int, check_number
+from ..validation import check_bool, check_int, check_number, check_text
 from .batching import DEFAULT_BATCH_SIZE
+from .checks import check_stop
 from .defaults import run_settings
 from .torchnn import device_of, eval_mode
 
@@ -135,6 +142,16 @@ class HFGenerator:
     bias, Appendix B: "we fix the random seed ... and only change the attribute"). The
     uniforms depend on (seed, step, i) only, so the continuations do not depend on the batch
     size nor on which prompts share a batch (up to float rounding of batched matmuls).
+
+    With `chat=True` each prompt is first written into the tokenizer's chat template
+    (`apply_chat_template`: a system message when `system` is given, then the prompt as the
+    user message, then the generation prompt) and that text is tokenized without the
+    tokenizer's own added special tokens (the template writes them). With `stop`, a sample
+    stops growing at the first step whose decoded continuation contains a stop sequence,
+    and its text is cut before the first one; the check reads only that sample's own
+    tokens, so stopping does not change the draws of the other samples (the common random
+    numbers stay paired) and a batch ends early once every sample in it has stopped or
+    ended with EOS.
     """
 
     def __init__(
@@ -149,9 +166,29 @@ class HFGenerator:
         batch_size: int | None = None,
         trim_unfinished: bool = True,
         num_threads: int | None = None,
+        stop: str | Sequence[str] | None = None,
+        chat: bool = False,
+        system: str | None = None,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
+        self.stop = check_stop(stop)
+        self.chat = check_bool(chat, "chat")
+        self.system = None if system is None else check_text(system, "system")
+        if self.system is not None and not self.chat:
+            raise ConfigurationError(
+                "system= needs chat=True: without a chat template the model reads one plain "
+                "prompt and no system message; pass chat=True (with a tokenizer that has a "
+                "chat template), or put the instructions in the prompt"
+            )
+        if self.chat and not _chat_template(tokenizer):
+            raise ConfigurationError(
+                f"chat=True needs a tokenizer with a chat template, and the "
+                f"{type(tokenizer).__name__} has none (tokenizer.chat_template is empty); "
+                "pass chat=False to send the prompts as plain text, or a tokenizer with a "
+                "template (e.g. the one of an Instruct model, or set tokenizer.chat_template "
+                "to a Jinja template)"
+            )
         self.max_new_tokens = check_positive_int(max_new_tokens, "max_new_tokens")
         self.temperature = check_number(temperature, "temperature", above=0.0)
         if top_k is not None:
@@ -168,15 +205,18 @@ class HFGenerator:
         )
 
     def __repr__(self) -> str:
-        return f"HFGenerator({type(self.model).__name__}, max_new_tokens={self.max_new_tokens})"
+        chat = ", chat=True" if self.chat else ""
+        return (f"HFGenerator({type(self.model).__name__}, "
+                f"max_new_tokens={self.max_new_tokens}{chat})")
 
     @property
     def fingerprint(self) -> str:
         """The identity the generation cache keys on (`cached_generator`): the model's name
         (`name_or_path`) and a hash of its and the generation config, the tokenizer's name,
         and every sampling option that changes the continuations (`max_new_tokens`,
-        `temperature`, `top_k`, `top_p`, `trim_unfinished`). Weights changed under the same
-        name and config are not seen: pass `fingerprint=` to the cache then."""
+        `temperature`, `top_k`, `top_p`, `trim_unfinished`, `stop`, `chat`, and with
+        `chat=True` hashes of the chat template and of `system`). Weights changed under the
+        same name and config are not seen: pass `fingerprint=` to the cache then."""
         model, tokenizer = self.model, self.tokenizer
         name = getattr(model, "name_or_path", None) or getattr(
             getattr(model, "config", None), "_name_or_path", None) or type(model).__name__
@@ -186,9 +226,16 @@ class HFGenerator:
             configs.append(to_json(use_diff=False) if callable(to_json) else repr(config))
         digest = hashlib.sha256("\n".join(configs).encode("utf-8")).hexdigest()[:12]
         source = getattr(tokenizer, "name_or_path", None) or type(tokenizer).__name__
+        chat = f"chat={self.chat}"
+        if self.chat:
+            template = json.dumps(_chat_template(tokenizer), sort_keys=True, default=repr)
+            system = "None" if self.system is None else _short_hash(self.system)
+            chat += f" template={_short_hash(template)} system={system}"
+        stop = json.dumps(list(self.stop)) if self.stop else "None"
         return (f"hf:{name} config={digest} tokenizer={source} "
                 f"max_new_tokens={self.max_new_tokens} temperature={self.temperature} "
-                f"top_k={self.top_k} top_p={self.top_p} trim_unfinished={self.trim_unfinished}")
+                f"top_k={self.top_k} top_p={self.top_p} trim_unfinished={self.trim_unfinished} "
+                f"stop={stop} {chat}")
 
     def __call__(self, prompt: str, n: int, seed: int) -> list[str]:
         """`n` continuations of `prompt`, sampled with uniforms from a `torch.Generator`
@@ -200,7 +247,8 @@ class HFGenerator:
         the generator on each prompt, but the prompts share batches of `batch_size`
         sequences (left-padded), which is several times faster on a CPU.
         `sample_continuations` calls it with all the prompts of one seed (the fills of one
-        template in `generation_bias`)."""
+        template in `generation_bias`). With `chat=True` every prompt is written into the
+        chat template first (`format_prompt`)."""
         import torch
 
         count = check_positive_int(n, "n")
@@ -215,7 +263,7 @@ class HFGenerator:
         size = self.batch_size or min(len(texts) * count,
                                       run_settings().batch_size or DEFAULT_BATCH_SIZE)
         config = self._config()
-        encoded = [self._encode(p) for p in texts]
+        encoded = [self._encode(p) for p in texts]  # formatted for chat=True
         rows = [(j, i) for j in range(len(texts)) for i in range(count)]
         out: list[list[str]] = [[] for _ in texts]
         with torch_threads(torch, self.num_threads):
@@ -234,7 +282,7 @@ class HFGenerator:
         out: list[list[str]],
     ) -> None:
         import torch
-        from transformers import LogitsProcessorList
+        from transformers import LogitsProcessorList, StoppingCriteriaList
 
         device = device_of(self.model)
         encoder_decoder = bool(getattr(self.model.config, "is_encoder_decoder", False))
@@ -255,20 +303,64 @@ class HFGenerator:
                     self.top_p,
                 )
                 step = len(chunk) / self.max_new_tokens  # per decoding step
+                start_at = 0 if encoder_decoder else int(input_ids.shape[1])
+                stopper = (_StopSequences(self.tokenizer, self.stop, start_at, len(chunk))
+                           if self.stop else None)
+                extra = {} if stopper is None else {
+                    "stopping_criteria": StoppingCriteriaList([stopper])}
                 generated = self.model.generate(
                     input_ids=input_ids.to(device),
                     attention_mask=attention.to(device),
                     generation_config=config,
                     logits_processor=LogitsProcessorList([sampler, _Steps(advance, step)]),
+                    **extra,
                 )
-                new = generated if encoder_decoder else generated[:, input_ids.shape[1] :]
-                decoded = self.tokenizer.batch_decode(new, skip_special_tokens=True)
+                new = generated[:, start_at:]
+                if stopper is None:
+                    decoded = self.tokenizer.batch_decode(new, skip_special_tokens=True)
+                else:  # each sample's tokens up to its stop only (not the batch's tail)
+                    decoded = [
+                        self.tokenizer.decode(row[: stopper.lengths[r] or row.shape[0]],
+                                              skip_special_tokens=True)
+                        for r, row in enumerate(new)
+                    ]
                 for (j, _), text in zip(chunk, decoded, strict=True):
                     out[j].append(self._finish(text))
                 advance.to(start + len(chunk))  # the steps a batch that stopped early skipped
 
+    def format_prompt(self, prompt: str) -> str:
+        """The text the model continues for `prompt`: `prompt` itself, or with `chat=True`
+        the chat template applied to ``[{"role": "system", "content": system}]`` (when
+        `system` is given, non-empty) and ``{"role": "user", "content": prompt}``, with the
+        generation prompt (``add_generation_prompt=True``)."""
+        if not self.chat:
+            return prompt
+        messages = [{"role": "system", "content": self.system}] if self.system else []
+        messages.append({"role": "user", "content": prompt})
+        try:
+            text = self.tokenizer.apply_chat_template(
+                messages, add_generation_prompt=True, tokenize=False)
+        except Exception as exc:
+            raise ConfigurationError(
+                f"the tokenizer's chat template failed on prompt {prompt!r:.80}"
+                f"{' with a system message' if self.system else ''}: "
+                f"{type(exc).__name__}: {exc}; fix the template (tokenizer.chat_template), "
+                "drop system= if the template has no system role, or pass chat=False"
+            ) from exc
+        if not isinstance(text, str):
+            raise ConfigurationError(
+                f"the tokenizer's apply_chat_template(..., tokenize=False) returned "
+                f"{type(text).__name__}, not the formatted text; pass chat=False and format "
+                "the prompts yourself"
+            )
+        return text
+
     def _encode(self, prompt: str) -> list[int]:
-        ids = self.tokenizer(prompt)["input_ids"]
+        if self.chat:  # the template writes the special tokens itself
+            ids = self.tokenizer(self.format_prompt(prompt), add_special_tokens=False)[
+                "input_ids"]
+        else:
+            ids = self.tokenizer(prompt)["input_ids"]
         if hasattr(ids, "tolist"):
             ids = ids.tolist()
         if ids and isinstance(ids[0], list):  # a batch of one
@@ -296,8 +388,10 @@ class HFGenerator:
         return config
 
     def _finish(self, text: str) -> str:
-        """Cut the unfinished last sentence (Appendix B: unfinished sentences, determined by
-        a period or a new line, are removed); a text without a sentence end is kept."""
+        """Cut the text before its first stop sequence (`stop`), then the unfinished last
+        sentence (Appendix B: unfinished sentences, determined by a period or a new line,
+        are removed; a text without a sentence end is kept), then surrounding spaces."""
+        text = _cut_at_stop(text, self.stop)
         if self.trim_unfinished:
             ends = list(_SENTENCE_END.finditer(text))
             if ends:
@@ -319,6 +413,49 @@ def _pad(rows: list[list[int]], pad_id: int, right: bool) -> tuple[torch.Tensor,
         ids[k, span] = torch.tensor(row, dtype=torch.long)
         mask[k, span] = 1
     return ids, mask
+
+
+def _chat_template(tokenizer: Any) -> Any:
+    """The tokenizer's chat template (a Jinja string, or a dict of named ones), or None."""
+    template = getattr(tokenizer, "chat_template", None)
+    return template or None
+
+
+def _short_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def _cut_at_stop(text: str, stop: Sequence[str]) -> str:
+    """`text` up to (not including) the earliest occurrence of any stop sequence."""
+    cut = min((i for i in (text.find(s) for s in stop) if i >= 0), default=-1)
+    return text if cut < 0 else text[:cut]
+
+
+class _StopSequences:
+    """A stopping criterion: a sample is done at the first step whose decoded continuation
+    (its tokens from `start` on, special tokens skipped) contains a stop sequence;
+    `lengths[r]` keeps how many tokens sample r had then, so its text is decoded from
+    those tokens only. A sample's check reads only its own tokens: when one stops does not
+    depend on the others in the batch."""
+
+    def __init__(self, tokenizer: Any, stop: Sequence[str], start: int, rows: int) -> None:
+        self.tokenizer = tokenizer
+        self.stop = tuple(stop)
+        self.start = start
+        self.lengths: list[int | None] = [None] * rows
+
+    def __call__(self, input_ids: torch.Tensor, scores: Any, **kwargs: Any) -> torch.Tensor:
+        import torch
+
+        new = input_ids[:, self.start :]
+        pending = [r for r, n in enumerate(self.lengths) if n is None]
+        if pending:
+            texts = self.tokenizer.batch_decode(new[pending], skip_special_tokens=True)
+            for r, text in zip(pending, texts, strict=True):
+                if any(s in text for s in self.stop):
+                    self.lengths[r] = int(new.shape[1])
+        return torch.tensor([n is not None for n in self.lengths], dtype=torch.bool,
+                            device=input_ids.device)
 
 
 class _Steps:
@@ -395,6 +532,9 @@ def hf_generator(
     batch_size: int | None = None,
     trim_unfinished: bool = True,
     num_threads: int | None = None,
+    stop: str | Sequence[str] | None = None,
+    chat: bool = False,
+    system: str | None = None,
 ) -> HFGenerator:
     """A `TextGenerator` from a transformers language model, for `generation_bias`
     (counterfactual-sentiment-bias, Appendix B: sampled continuations of up to 50 tokens
@@ -412,6 +552,20 @@ def hf_generator(
     sentence end is kept whole. `num_threads` sets torch's CPU threads while generating
     (restored after): on a CPU shared with other processes one thread can be many times
     faster than two that wait for each other. transformers is imported on the first call.
+
+    The options shared with `openai_generator` (same names, same meanings):
+    `stop` (a string or a list of non-empty strings) cuts each continuation before the
+    first stop sequence it contains; the cut is made on the decoded text, and a sample
+    stops generating at the first step whose decoded text contains one (a batch ends early
+    once all its samples have stopped or ended), which leaves the other samples' draws
+    unchanged. The cut comes before `trim_unfinished`. `chat=True` writes each prompt
+    into the tokenizer's chat template (``tokenizer.apply_chat_template(messages,
+    add_generation_prompt=True, tokenize=False)``, messages: a system message with
+    `system` when given, then the prompt as the user message), tokenized without added
+    special tokens; a tokenizer without a chat template is refused with
+    `ConfigurationError`. `system=` needs `chat=True` (like `api="chat"` for
+    `openai_generator`). All three enter `fingerprint`, so a changed option makes new
+    cache keys in `cached_generator`.
     """
     if isinstance(model, tuple) and len(model) == 2 and tokenizer is None:
         model, tokenizer = model
@@ -444,4 +598,7 @@ def hf_generator(
         batch_size=batch_size,
         trim_unfinished=trim_unfinished,
         num_threads=num_threads,
+        stop=stop,
+        chat=chat,
+        system=system,
     )

@@ -24,19 +24,18 @@ Conventions, documented once here:
   the prompt's own tokens. When the tokenizer merges characters across the boundary into
   one token, that token counts as the continuation's (it is scored, given the tokens
   before it), so all of the continuation's text is always scored.
-- Shared prompts (`CausalLM`, ``share_prompts=True``, the default): the continuations of
-  one prompt are scored from one forward pass over the prompt. The prompts of a batch run
-  once (left-padded, with explicit position ids), their keys and values (transformers'
-  ``past_key_values``) are copied to each continuation, and the continuations run as a
-  second, short batch under an attention mask that hides the prompts' padding. This
-  gives the full-sequence numbers (to 1e-5 on the tests' GPT-2 and on SmolLM2) at a
-  fraction of the cost when the prompt is long and the continuations short (a BBQ
-  question and its three answers). It is used for a (prompt, continuation) pair only
-  when the boundary is clean (the prompt's own tokens are a prefix of the joint
-  tokens) and the prompt has two continuations or more to score; a pair whose boundary
-  the tokenizer merges, a lone continuation, and a model that does not take
-  ``past_key_values``/``position_ids``/``use_cache`` (or returns no cache) take the
-  full-sequence path above, with the same boundary rule.
+- Shared prompts (`CausalLM`, ``share_prompts=True``, the default): the continuations of one
+  prompt are scored from one forward pass over the prompt. The prompts of a batch run once
+  (left-padded, with explicit position ids), their keys and values (transformers' ``cache``,
+  ``past_key_values`` before 5.24) are copied to each continuation, and the continuations
+  run as a second, short batch under an attention mask that hides the prompts' padding. This
+  gives the full-sequence numbers (to 1e-5 on the tests' GPT-2 and on SmolLM2) at a fraction
+  of the cost when the prompt is long and the continuations short (a BBQ question and its
+  three answers). It is used for a (prompt, continuation) pair only when the boundary is
+  clean (the prompt's own tokens are a prefix of the joint tokens) and the prompt has two
+  continuations or more to score; a pair whose boundary the tokenizer merges, a lone
+  continuation, and a model that does not take a cache/``position_ids``/``use_cache`` (or
+  returns no cache) take the full-sequence path above, with the same boundary rule.
 - Results are cached per text (per prompt and continuation, per pair) in the scorer, so a
   text scored twice costs one forward pass and gets the same number; batches are sorted
   by length (right padding under an attention mask), the model runs in eval mode without
@@ -300,8 +299,9 @@ class CausalLM(_Scorer):
             )
         self.bos_token_id = check_int(bos_token_id, "bos_token_id", minimum=0)
         self.share_prompts = check_bool(share_prompts, "share_prompts")
-        self._cache_kwargs: dict[str, Any] | None = (
-            _cache_kwargs(model) if self.share_prompts else None)
+        support = _cache_support(model) if self.share_prompts else None
+        self._cache_param = support[0] if support else "past_key_values"
+        self._cache_kwargs: dict[str, Any] | None = support[1] if support else None
 
     def __repr__(self) -> str:
         return f"CausalLM({type(self.model).__name__}, bos_token_id={self.bos_token_id})"
@@ -421,7 +421,7 @@ class CausalLM(_Scorer):
                     result = self.model(
                         input_ids=ids.to(device), attention_mask=mask.to(device),
                         position_ids=positions.to(device), use_cache=True, **cache_kwargs)
-                    cache = getattr(result, "past_key_values", None)
+                    cache = getattr(result, self._cache_param, None)
                     if cache is None or not hasattr(cache, "batch_select_indices"):
                         usable = False
                         return
@@ -483,7 +483,8 @@ class CausalLM(_Scorer):
             logits = self.model(
                 input_ids=ids.to(device),
                 attention_mask=torch.cat([prompt_mask[rows], mask], dim=1).to(device),
-                position_ids=positions.to(device), past_key_values=cache, use_cache=True,
+                position_ids=positions.to(device), use_cache=True,
+                **{self._cache_param: cache},
             ).logits.double()
             targets = targets.to(logits.device)
             picked = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(
@@ -495,11 +496,13 @@ class CausalLM(_Scorer):
             out[g][k] = float(value)
 
 
-def _cache_kwargs(model: Any) -> dict[str, Any] | None:
-    """The extra arguments of a prompt pass when `model` can score continuations from a
-    prompt's cache (a transformers causal LM whose forward takes ``past_key_values``,
-    ``position_ids``, ``attention_mask`` and ``use_cache``): ``logits_to_keep=1`` where
-    it takes it (only the last position's logits are needed). None when it cannot."""
+def _cache_support(model: Any) -> tuple[str, dict[str, Any]] | None:
+    """How `model` takes a prompt's cache, when it can score continuations from one (a
+    transformers causal LM whose forward takes ``cache``, transformers 5.24 on, or
+    ``past_key_values`` before, with ``position_ids``, ``attention_mask`` and
+    ``use_cache``): the cache's argument name (also the output's field) and the extra
+    arguments of a prompt pass, ``logits_to_keep=1`` where it takes it (only the last
+    position's logits are needed). None when it cannot."""
     forward = getattr(model, "forward", None)
     if getattr(model, "config", None) is None or not callable(forward):
         return None
@@ -509,13 +512,14 @@ def _cache_kwargs(model: Any) -> dict[str, Any] | None:
         params = inspect.signature(forward).parameters
     except (TypeError, ValueError):
         return None
-    if not all(n in params for n in ("past_key_values", "position_ids", "attention_mask",
-                                     "use_cache")):
+    cache = next((n for n in ("cache", "past_key_values") if n in params), None)
+    if cache is None or not all(n in params for n in ("position_ids", "attention_mask",
+                                                      "use_cache")):
         return None
     for name in ("logits_to_keep", "num_logits_to_keep"):
         if name in params:
-            return {name: 1}
-    return {}
+            return cache, {name: 1}
+    return cache, {}
 
 
 class MaskedLM(_Scorer):

@@ -45,6 +45,7 @@ from ..errors import ConfigurationError, ModelCallError, ModelOutputError
 from ..runtime.optional import require
 from ..validation import check_bool, check_int, check_number, check_text
 from .checks import DEFAULT_BACKOFF, DEFAULT_RETRIES, MAX_BACKOFF, check_remote_options
+from .checks import check_stop as _check_stop
 from .local_server import LocalServer
 
 if TYPE_CHECKING:
@@ -652,23 +653,6 @@ def _check_name(value: object, name: str) -> str:
             "api_key_env='OPENAI_API_KEY', or api_key_env=None for no authentication"
         )
     return value
-
-
-def _check_stop(stop: object) -> tuple[str, ...]:
-    if stop is None:
-        return ()
-    items = [stop] if isinstance(stop, str) else stop
-    if isinstance(items, (bytes, bytearray, Mapping)) or not isinstance(items, Sequence):
-        raise ConfigurationError(
-            f"stop must be a string or a list of strings, got {type(stop).__name__}; "
-            "e.g. stop=['\\n']"
-        )
-    out = tuple(items)
-    if not all(isinstance(s, str) and s for s in out):
-        raise ConfigurationError(
-            f"stop must be non-empty strings, got {out!r:.80}; e.g. stop=['\\n']"
-        )
-    return out
 
 
 def _check_extra_body(extra: object) -> dict[str, Any]:
