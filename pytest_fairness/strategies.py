@@ -68,7 +68,7 @@ from .corpus import ANCHOR_KINDS, Corpus, CorpusSource
 from .errors import ConfigurationError, FairnessError
 from .resources import names as _name_lists
 from .types import Anchor, Case, Perturbation
-from .validation import check_bool, check_int, check_number, check_texts
+from .validation import check_bool, check_int, check_number
 
 if TYPE_CHECKING:
     from .checks.llm import CounterfactualPrompts
@@ -966,24 +966,11 @@ def _perturbations(prompts: object) -> TypeGuard[Sequence[Perturbation]]:
 
 
 def _prompts_arg(prompts: object) -> list[str]:
-    """`prompts` as a non-empty list of non-blank str, as `counterfactual_prompts` checks
-    them (cheap: nothing is parsed); prompt templates are pointed to `template_prompts`."""
-    from .perturb.templates import Template, TemplateSet
+    """`prompts` checked as `counterfactual_prompts` checks them (cheap: nothing is
+    parsed); prompt templates are pointed to `template_prompts`."""
+    from .checks.llm import check_prompts
 
-    if isinstance(prompts, TemplateSet) or (
-            isinstance(prompts, Sequence) and not isinstance(prompts, (str, bytes))
-            and any(isinstance(p, Template) for p in prompts)):
-        raise ConfigurationError(
-            "prompts are prompt templates: use template_prompts(templates, groups) to fill "
-            "them and pass its result as the prompts")
-    texts = check_texts(prompts, "prompts")
-    if not texts:
-        raise ConfigurationError("prompts is empty: pass the prompts to test, e.g. "
-                                 "['Write a reference letter for him.']")
-    for i, text in enumerate(texts):
-        if not text.strip():
-            raise ConfigurationError(f"prompts[{i}] is empty: every prompt needs text")
-    return texts
+    return check_prompts(prompts)
 
 
 def _kind_arg(kind: object) -> None:

@@ -78,6 +78,7 @@ __all__ = [
     "assert_answer_gap_below",
     "assert_answer_similarity_above",
     "assert_refusal_parity",
+    "check_prompts",
     "counterfactual_prompts",
     "llm_counterfactuals",
     "prompt_seed",
@@ -138,7 +139,7 @@ def _resolve_kind(kind: object) -> PerturbationKind:
         f"PerturbationKind, got {type(kind).__name__} {kind!r:.60}")
 
 
-def _check_prompts(prompts: object) -> list[str]:
+def check_prompts(prompts: object) -> list[str]:
     """`prompts` as a non-empty list of non-blank str (templates are pointed to
     `template_prompts`)."""
     if isinstance(prompts, TemplateSet) or (
@@ -174,7 +175,7 @@ def counterfactual_prompts(
     finds nothing to change in is listed in `.unperturbed` (and reported by the relations).
     Duplicate prompts are kept once.
     """
-    texts = list(dict.fromkeys(_check_prompts(prompts)))
+    texts = list(dict.fromkeys(check_prompts(prompts)))
     resolved = _resolve_kind(kind)
     found = resolved.perturb_many(texts, nlp=nlp)
     pairs: list[Perturbation] = []
@@ -375,7 +376,7 @@ def _pairs_of(prompts: object, kind: object, nlp: Any) -> CounterfactualPrompts:
             and all(isinstance(p, Perturbation) for p in prompts)):
         return CounterfactualPrompts(prompts, kind=str(prompts[0].kind),
                                      n_prompts=len({p.original for p in prompts}))
-    return counterfactual_prompts(_check_prompts(prompts), _resolve_kind(kind), nlp=nlp)
+    return counterfactual_prompts(check_prompts(prompts), _resolve_kind(kind), nlp=nlp)
 
 
 def score_answers(scorer: object, texts: Sequence[str]) -> FloatArray:

@@ -70,7 +70,7 @@ from .family import ModelOptions
 from .generation_cache import cached_generator
 from .generator_families import as_generator
 from .local_server import LocalServer
-from .openai_api import OpenAIGenerator
+from .openai_api import DEFAULT_KEY_ENV, KeyEnv, OpenAIGenerator
 
 __all__ = [
     "DEFAULT_TEMPLATE",
@@ -384,7 +384,7 @@ def chat_classifier(
     temperature: float = 0.0,
     max_tokens: int = 16,
     system: str | None = None,
-    api_key_env: str | None = "OPENAI_API_KEY",
+    api_key_env: KeyEnv = DEFAULT_KEY_ENV,
     concurrency: int = 4,
     retries: int = DEFAULT_RETRIES,
     backoff: float = DEFAULT_BACKOFF,
@@ -463,7 +463,7 @@ def chat_classifier(
                 "server, with model=<the model name it serves>."
             ) from None
         given = [n for n, v, d in (("model", model, None), ("system", system, None),
-                                   ("api_key_env", api_key_env, "OPENAI_API_KEY"),
+                                   ("api_key_env", api_key_env, DEFAULT_KEY_ENV),
                                    ("logprobs", logprobs, False),
                                    ("temperature", temperature, 0.0),
                                    ("max_tokens", max_tokens, 16),

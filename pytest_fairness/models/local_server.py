@@ -1,24 +1,29 @@
-"""A model server process on this machine, started when first needed and stopped by its PID.
+"""A model server process on this machine, started when first needed and stopped with its
+process group.
 
 Teams that serve their own chat model (``transformers serve``, vLLM, llama.cpp's server)
 test it in CI by starting the server for the test session. `LocalServer` does that part:
 
 - it picks a free port on 127.0.0.1 when created, so its `base_url` is known before the
   process exists;
-- `start()` runs the command (``{host}`` and ``{port}`` in it are filled in), its output
-  going to a log file, and waits, for at most `start_timeout` seconds, until the server
-  answers (`openai_api.wait_until_ready`); a process that exits first, or a server that
-  never answers, raises `ServerStartError` with the log's last lines, and the process is
-  stopped;
-- `stop()` sends SIGTERM to the PID, then SIGKILL after `stop_timeout` seconds; it also
-  runs when the `LocalServer` is garbage-collected or the interpreter exits, so no server
-  outlives its run.
+- `start()` checks that the port is still free, runs the command (``{host}`` and
+  ``{port}`` in it are filled in) in a new process group, its output going to a log file,
+  and waits, for at most `start_timeout` seconds, until the server answers
+  (`openai_api.wait_until_ready`) while its process still runs; a process that exits
+  first, a server that never answers, or any error while waiting (an interrupt included)
+  stops the process and raises (`ServerStartError` with the lines this start wrote to the
+  log);
+- `stop()` sends SIGTERM to the process group (the server and the workers it started),
+  then SIGKILL after `stop_timeout` seconds; it also runs when the `LocalServer` is
+  garbage-collected or the interpreter exits, so no server outlives its run.
 
-`start()` is idempotent and thread-safe, and nothing starts the server but `start()`:
-an `openai_generator(server)` calls it before its first request, so a run whose answers
-all come from a generation cache never starts the server at all.
+`start()` is idempotent and thread-safe, and nothing starts the server but `start()`: an
+`openai_generator(server)` calls it before its requests, so a run whose answers all come
+from a generation cache never starts the server at all. A server that exits on its own
+after it started is not restarted behind your back: the next `start()` raises
+`ServerStartError` with its exit code and log, until `stop()` is called.
 
-Pure standard library here; the readiness probe needs httpx (the ``llm`` extra).
+The readiness probe needs httpx (the ``llm`` extra).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigurationError, ModelCallError
+from ..runtime.optional import require
 from ..validation import check_number, check_text
 
 __all__ = ["LocalServer", "ServerStartError", "free_port", "local_server", "stop_process"]
@@ -49,32 +55,69 @@ class ServerStartError(ModelCallError):
     """A local server process exited, or did not answer, before it was ready."""
 
 
+def _family(host: str) -> socket.AddressFamily:
+    try:
+        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ConfigurationError(
+            f"host {host!r:.60} is not an address of this machine ({exc}); use '127.0.0.1' "
+            "(or '::1')") from None
+    return infos[0][0]
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port free on `host` now (the operating system picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+    with socket.socket(_family(host), socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
 
 
-def stop_process(process: subprocess.Popen[bytes], timeout: float = STOP_TIMEOUT) -> None:
-    """Stop `process` by its PID: SIGTERM, then SIGKILL if it has not exited in `timeout`
-    seconds; returns once it has exited (at once if it already had)."""
+def _port_free(host: str, port: int) -> bool:
+    """Whether a server could listen on `port` now (with ``SO_REUSEADDR``, as servers
+    bind: connections of a stopped server waiting to close do not count)."""
+    with socket.socket(_family(host), socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def _signal(process: subprocess.Popen[bytes], sig: int, group: bool) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if group:
+            os.killpg(process.pid, sig)
+        else:
+            os.kill(process.pid, sig)
+
+
+def stop_process(process: subprocess.Popen[bytes], timeout: float = STOP_TIMEOUT, *,
+                 group: bool = False) -> None:
+    """Stop `process` (with its process group when `group`, for a process started with
+    ``start_new_session=True``): SIGTERM, then SIGKILL if it has not exited in `timeout`
+    seconds; returns once it has exited. The group is signalled even when the process
+    itself has exited already, so no worker it started is left behind."""
     if process.poll() is not None:
+        if group:
+            _signal(process, signal.SIGKILL, group)
         return
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(process.pid, signal.SIGTERM)
+    _signal(process, signal.SIGTERM, group)
     try:
         process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(process.pid, signal.SIGKILL)
+        _signal(process, signal.SIGKILL, group)
         process.wait(timeout=timeout)
+    if group:
+        _signal(process, signal.SIGKILL, group)  # workers that outlived their parent
 
 
-def _log_tail(path: Path, lines: int) -> str:
+def _log_tail(path: Path, lines: int, offset: int = 0) -> str:
     try:
-        text = path.read_text(errors="replace")
-    except FileNotFoundError:
+        with path.open("rb") as file:
+            file.seek(offset)
+            text = file.read().decode("utf-8", errors="replace")
+    except (FileNotFoundError, IsADirectoryError):
         return ""
     return "\n".join(text.splitlines()[-lines:])
 
@@ -90,6 +133,7 @@ class LocalServer:
         name: str,
         log_path: str | os.PathLike[str],
         model: str | None = None,
+        api_key_env: str | None = None,
         host: str = "127.0.0.1",
         port: int | None = None,
         api_path: str = "/v1",
@@ -98,28 +142,39 @@ class LocalServer:
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
     ) -> None:
+        from .openai_api import check_base_url, check_name
+
         if isinstance(command, str) or not isinstance(command, Sequence) or not command:
             raise ConfigurationError(
                 "command must be the server's argument list, e.g. [sys.executable, '-m', "
                 f"'my_server', '--port', '{{port}}'], got {command!r:.80}")
-        self.command = tuple(check_text(part, f"command[{i}]") for i, part in enumerate(command))
+        self.command = tuple(_check_arg(part, f"command[{i}]")
+                             for i, part in enumerate(command))
         self.name = check_text(name, "name")
         if not self.name.strip():
             raise ConfigurationError("name is empty: name the model and server it runs, e.g. "
                                      "'SmolLM2-135M-Instruct (transformers serve)'")
         self.model = None if model is None else check_text(model, "model")
+        self.api_key_env = None if api_key_env is None else check_name(api_key_env,
+                                                                             "api_key_env")
         self.host = check_text(host, "host")
         self.port = free_port(self.host) if port is None else _check_port(port)
         path = check_text(api_path, "api_path")
-        self.api_path = "/" + path.strip("/") if path.strip("/") else ""
+        if not path.strip("/"):
+            raise ConfigurationError(
+                f"api_path={api_path!r:.40} must name the API's root path on the server, "
+                "e.g. '/v1' (OpenAI clients post to <api_path>/chat/completions)")
+        self.api_path = "/" + path.strip("/")
+        check_base_url(self.base_url)
         self.start_timeout = check_number(start_timeout, "start_timeout", above=0.0)
         self.stop_timeout = check_number(stop_timeout, "stop_timeout", above=0.0)
-        self.log_path = Path(log_path)
-        self.env = dict(os.environ if env is None else env)
-        self.cwd = None if cwd is None else Path(cwd)
+        self.log_path = _check_log_path(log_path)
+        self.env = _check_env(env)
+        self.cwd = _check_cwd(cwd)
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
         self._finalizer: Any = None
+        self._log_offset = 0
         self.starts = 0
         """How many times the process was started (0: never needed)."""
 
@@ -129,8 +184,9 @@ class LocalServer:
 
     @property
     def root(self) -> str:
-        """The server's root URL, ``http://host:port``."""
-        return f"http://{self.host}:{self.port}"
+        """The server's root URL, ``http://host:port`` (an IPv6 host in brackets)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
 
     @property
     def base_url(self) -> str:
@@ -153,60 +209,138 @@ class LocalServer:
         return self._process is not None and self._process.poll() is None
 
     def log_tail(self, lines: int = LOG_LINES) -> str:
-        """The last `lines` lines of the server's log ("" before it was started)."""
-        return _log_tail(self.log_path, lines)
+        """The last `lines` lines the latest start wrote to the log ("" before a start)."""
+        return _log_tail(self.log_path, lines, self._log_offset)
 
     def start(self) -> LocalServer:
         """Start the process unless it runs, and wait until it answers; return self.
-        Raises `ServerStartError` (with the log's tail) when it exits or does not answer
-        within `start_timeout` seconds, after stopping it."""
+
+        Raises `ServerStartError` (with the log's tail) when the port is taken, when the
+        process exits or does not answer within `start_timeout` seconds (after stopping
+        it), and when a process started earlier has exited on its own (call `stop()` to
+        start afresh). Any other error while waiting stops the process and propagates."""
         from .openai_api import wait_until_ready
 
+        require("httpx", "a local model server (LocalServer)")
         with self._lock:
-            if self.running:
-                return self
+            if self._process is not None:
+                code = self._process.poll()
+                if code is None:
+                    return self
+                raise ServerStartError(
+                    f"the {self.name} server (pid {self._process.pid}) exited with code "
+                    f"{code} after it had started; it is not restarted on its own. Its log "
+                    f"({self.log_path}), last lines:\n{self.log_tail()}\nCall stop() "
+                    "and start() to run it again.")
+            if not _port_free(self.host, self.port):
+                raise ServerStartError(
+                    f"port {self.port} on {self.host} is taken by another process, so the "
+                    f"{self.name} server cannot listen there; create the LocalServer again "
+                    "(it picks a free port) or pass another port=")
             args = [part.replace("{host}", self.host).replace("{port}", str(self.port))
                     for part in self.command]
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             with self.log_path.open("ab") as log:
+                self._log_offset = log.tell()
                 try:
                     process = subprocess.Popen(
                         args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                        env=self.env, cwd=self.cwd)
+                        env=self.env, cwd=self.cwd, start_new_session=True)
                 except OSError as exc:
                     raise ServerStartError(
                         f"could not run the {self.name} server ({args[0]!r}): {exc}; check "
                         "the command") from exc
             self._process = process
             self.starts += 1
-            self._finalizer = weakref.finalize(self, stop_process, process, self.stop_timeout)
+            self._finalizer = weakref.finalize(self, stop_process, process, self.stop_timeout,
+                                               group=True)
             try:
-                wait_until_ready(self.base_url, self.start_timeout,
-                                 interval=0.25, alive=lambda: process.poll() is None)
+                wait_until_ready(self.base_url, self.start_timeout, interval=0.25,
+                                 api_key_env=self.api_key_env,
+                                 alive=lambda: process.poll() is None)
+                if process.poll() is not None:  # something else answered on the port
+                    raise ModelCallError("the server process exited before it was ready")
             except ModelCallError as exc:
                 code = process.poll()
-                stop_process(process, self.stop_timeout)
+                self._reset()
                 what = (f"exited with code {code}" if code is not None
                         else f"did not answer within {self.start_timeout:g} s")
                 raise ServerStartError(
                     f"the {self.name} server {what} ({self.base_url}; {exc}). Its log "
                     f"({self.log_path}), last lines:\n{self.log_tail()}") from None
+            except BaseException:
+                self._reset()
+                raise
             return self
 
+    def _reset(self) -> None:
+        """Stop the process (and its group) and forget it; the lock is held."""
+        if self._process is not None:
+            stop_process(self._process, self.stop_timeout, group=True)
+        if self._finalizer is not None:
+            self._finalizer.detach()
+            self._finalizer = None
+        self._process = None
+
     def stop(self) -> None:
-        """Stop the process by its PID (SIGTERM, then SIGKILL); nothing when not running."""
+        """Stop the process and every process of its group (SIGTERM, then SIGKILL after
+        `stop_timeout` seconds); nothing when not running. `start()` may follow."""
         with self._lock:
-            if self._process is not None:
-                stop_process(self._process, self.stop_timeout)
-            if self._finalizer is not None:
-                self._finalizer.detach()
-                self._finalizer = None
+            self._reset()
 
     def __enter__(self) -> LocalServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _check_arg(part: object, name: str) -> str:
+    text = check_text(part, name)
+    if "\x00" in text:
+        raise ConfigurationError(f"{name} contains a NUL character, which no program "
+                                 "argument can hold")
+    return text
+
+
+def _check_log_path(path: object) -> Path:
+    if not isinstance(path, str | os.PathLike) or not str(path).strip():
+        raise ConfigurationError(
+            f"log_path must be a file path (str or pathlib.Path), got {path!r:.60}")
+    checked = Path(path)
+    if checked.is_dir():
+        raise ConfigurationError(f"log_path {str(checked)!r} is a folder; name a file in it, "
+                                 "e.g. <folder>/server.log")
+    return checked
+
+
+def _check_env(env: object) -> dict[str, str]:
+    if env is None:
+        return dict(os.environ)
+    if not isinstance(env, Mapping):
+        raise ConfigurationError(f"env must be a mapping of str to str (the server's "
+                                 f"environment), got {type(env).__name__}")
+    out = {}
+    for key, value in env.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise ConfigurationError(
+                f"env must map str to str; {key!r:.40} -> {type(value).__name__} is not "
+                "(convert numbers with str())")
+        if "\x00" in key or "\x00" in value or "=" in key or not key:
+            raise ConfigurationError(f"env has an invalid variable {key!r:.40}")
+        out[key] = value
+    return out
+
+
+def _check_cwd(cwd: object) -> Path | None:
+    if cwd is None:
+        return None
+    if not isinstance(cwd, str | os.PathLike):
+        raise ConfigurationError(f"cwd must be a folder path, got {cwd!r:.60}")
+    folder = Path(cwd)
+    if not folder.is_dir():
+        raise ConfigurationError(f"cwd {str(folder)!r} is not an existing folder")
+    return folder
 
 
 def _check_port(port: object) -> int:
@@ -221,6 +355,7 @@ def local_server(
     name: str,
     log_path: str | os.PathLike[str],
     model: str | None = None,
+    api_key_env: str | None = None,
     host: str = "127.0.0.1",
     port: int | None = None,
     api_path: str = "/v1",
@@ -234,10 +369,13 @@ def local_server(
 
     `name` names the model and server in messages and in generators' fingerprints (so a
     generation cache survives the port changing between runs: change the name when the
-    served model changes). `model` is the name requests use (`openai_generator(server)`
-    takes it). `log_path` receives the process's output, `env` is its environment (default
-    this process's), `cwd` its working directory. Use it as a context manager, or call
-    `stop()`; `start()` (or the first request of an `openai_generator` on it) starts it.
+    served model changes). `model` is the name requests use and `api_key_env` the
+    environment variable of the key the server expects (None, the default: no key is
+    sent, so a key meant for a hosted API never reaches a local process);
+    `openai_generator(server)` takes both. `log_path` receives the process's output,
+    `env` is its environment (default this process's), `cwd` its working directory. Use
+    it as a context manager, or call `stop()`; `start()` (or the first request of an
+    `openai_generator` on it) starts it.
 
     Example, in a ``conftest.py``::
 
@@ -251,6 +389,7 @@ def local_server(
             with server:
                 yield pf.openai_generator(server, temperature=0.7)
     """
-    return LocalServer(command, name=name, log_path=log_path, model=model, host=host,
+    return LocalServer(command, name=name, log_path=log_path, model=model,
+                       api_key_env=api_key_env, host=host,
                        port=port, api_path=api_path, start_timeout=start_timeout,
                        stop_timeout=stop_timeout, env=env, cwd=cwd)

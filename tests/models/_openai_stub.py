@@ -40,7 +40,7 @@ class Seen:
 class OpenAIStub:
     """The stub server: `url` is its API root (``http://127.0.0.1:PORT/v1``)."""
 
-    def __init__(self, *, honour_n: bool = True, delay: float = 0.0) -> None:
+    def __init__(self, *, honour_n: bool = True, delay: float = 0.0, port: int = 0) -> None:
         self.honour_n = honour_n
         self.delay = delay
         self.script: deque[Reply] = deque()
@@ -100,7 +100,7 @@ class OpenAIStub:
                 except (BrokenPipeError, ConnectionResetError):  # the client timed out
                     pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,),
                                        daemon=True)
@@ -138,3 +138,11 @@ class OpenAIStub:
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+if __name__ == "__main__":  # a stub server process: python _openai_stub.py PORT
+    import sys
+
+    with OpenAIStub(port=int(sys.argv[1])) as running:
+        print(f"stub serving {running.url}", flush=True)
+        running.thread.join()

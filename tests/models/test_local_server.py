@@ -17,7 +17,6 @@ import pytest
 
 sys.path.append(str(Path(__file__).resolve().parent))
 
-from _openai_stub import OpenAIStub
 
 import pytest_fairness as pf
 from pytest_fairness.errors import ConfigurationError, ModelCallError
@@ -144,6 +143,17 @@ def test_a_forgotten_server_is_stopped_when_collected(tmp_path: Path) -> None:
     ({"port": True}, "port must be"),
     ({"start_timeout": 0}, "start_timeout"),
     ({"stop_timeout": float("nan")}, "stop_timeout"),
+    ({"host": "no such host.invalid"}, "not an address of this machine"),
+    ({"host": "127.0.0.1 "}, "not an address of this machine"),
+    ({"command": ["server", "a\x00b"]}, "NUL"),
+    ({"log_path": 3}, "log_path must be a file path"),
+    ({"env": {"A": 1}}, "env must map str to str"),
+    ({"env": ["A=1"]}, "env must be a mapping"),
+    ({"cwd": "/no/such/folder"}, "not an existing folder"),
+    ({"api_path": ""}, "api_path"),
+    ({"api_path": "/v1?x=1"}, "query"),
+    ({"api_key_env": ""}, "api_key_env"),
+    ({"api_key_env": 3}, "api_key_env"),
 ])
 def test_bad_options_are_named(tmp_path: Path, options: dict[str, object], message: str) -> None:
     given: dict[str, object] = {"command": ["server"], "name": "x",
@@ -151,6 +161,19 @@ def test_bad_options_are_named(tmp_path: Path, options: dict[str, object], messa
     given.update(options)
     with pytest.raises(ConfigurationError, match=message):
         local_server(**given)  # type: ignore[arg-type]
+
+
+def test_a_folder_as_log_path_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match="is a folder"):
+        local_server(["server"], name="x", log_path=tmp_path)
+
+
+def test_an_ipv6_host_is_bracketed(tmp_path: Path) -> None:
+    try:
+        server = local_server(["server"], name="x", log_path=tmp_path / "log", host="::1")
+    except ConfigurationError:
+        pytest.skip("no IPv6 loopback here")
+    assert server.base_url == f"http://[::1]:{server.port}/v1"
 
 
 def test_free_port_can_be_bound() -> None:
@@ -161,39 +184,146 @@ def test_free_port_can_be_bound() -> None:
         sock.bind(("127.0.0.1", port))
 
 
+STUB = Path(__file__).resolve().parent / "_openai_stub.py"
+
+
+def _stub_server(tmp_path: Path, log: str, **options: object) -> LocalServer:
+    """The loopback OpenAI stub as a server process of its own."""
+    return local_server([sys.executable, str(STUB), "{port}"], name="stub model v1",
+                        model="stub-model", log_path=tmp_path / log, start_timeout=20,
+                        **options)  # type: ignore[arg-type]
+
+
 def test_a_generator_on_a_local_server_starts_it_at_its_first_request(tmp_path: Path) -> None:
-    with OpenAIStub() as stub:
-        port = int(stub.url.rsplit(":", 1)[1].split("/")[0])
-        # The "server" process is a sleeper: the stub on `port` is what answers. The
-        # generator must start the process (once) before its first request.
-        server = local_server(_script(tmp_path, "import time\ntime.sleep(600)\n"),
-                              name="stub model v1", model="stub-model", port=port,
-                              log_path=tmp_path / "log.txt", start_timeout=10)
-        with server:
-            gen = openai_generator(server, api_key_env=None, temperature=0.0)
-            assert gen.model == "stub-model"
-            assert not server.running
-            assert '"url":"local:stub model v1"' in gen.fingerprint
-            assert str(port) not in gen.fingerprint
-            cached = cached_generator(gen, tmp_path / "cache")
-            first = cached.generate_many(["Hello Maria.", "Hello John."], 2, 0)
-            assert server.starts == 1
-            assert server.running
-            cached.close()
+    with _stub_server(tmp_path, "log1.txt") as server:
+        gen = openai_generator(server, temperature=0.0)
+        assert gen.model == "stub-model"
+        assert gen.api_key_env is None  # a local server gets no key unless it names one
         assert not server.running
-        # A second run on a new port replays everything from the cache: no request, and
-        # the server is never started.
-        again = local_server(_script(tmp_path, "import time\ntime.sleep(600)\n"),
-                             name="stub model v1", model="stub-model",
-                             log_path=tmp_path / "log2.txt", start_timeout=10)
-        with again:
-            gen2 = openai_generator(again, api_key_env=None, temperature=0.0)
-            assert gen2.fingerprint == gen.fingerprint
-            cached2 = cached_generator(gen2, tmp_path / "cache")
-            assert cached2.generate_many(["Hello Maria.", "Hello John."], 2, 0) == first
-            cached2.close()
-            assert again.starts == 0
-            assert gen2.stats.requests == 0
+        assert '"url":"local:stub model v1"' in gen.fingerprint
+        assert str(server.port) not in gen.fingerprint
+        cached = cached_generator(gen, tmp_path / "cache")
+        first = cached.generate_many(["Hello Maria.", "Hello John."], 2, 0)
+        assert first[0][0].startswith("Hello Maria. #0")
+        assert server.starts == 1
+        assert server.running
+        cached.close()
+    assert not server.running
+    # A second run on another port replays everything from the cache: no request, and
+    # the server is never started.
+    with _stub_server(tmp_path, "log2.txt") as again:
+        gen2 = openai_generator(again, temperature=0.0)
+        assert gen2.fingerprint == gen.fingerprint
+        cached2 = cached_generator(gen2, tmp_path / "cache")
+        assert cached2.generate_many(["Hello Maria.", "Hello John."], 2, 0) == first
+        cached2.close()
+        assert again.starts == 0
+        assert gen2.stats.requests == 0
+
+
+def test_the_key_variable_comes_from_the_server_unless_given(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-for-local-processes")
+    plain = local_server(["server"], name="x", model="m", log_path=tmp_path / "log")
+    assert openai_generator(plain).api_key_env is None
+    keyed = local_server(["server"], name="x", model="m", log_path=tmp_path / "log",
+                         api_key_env="LOCAL_KEY")
+    assert openai_generator(keyed).api_key_env == "LOCAL_KEY"
+    assert openai_generator(plain, api_key_env="MINE").api_key_env == "MINE"
+    assert openai_generator("http://127.0.0.1:9/v1", "m").api_key_env == "OPENAI_API_KEY"
+    from pytest_fairness.models.chat_classifier import chat_classifier
+
+    classifier = chat_classifier(plain, ("no", "yes"))
+    assert "sk-not-for" not in repr(classifier)
+
+
+def test_a_taken_port_is_refused_before_the_process_runs(tmp_path: Path) -> None:
+    import socket
+
+    server = _http_server(tmp_path)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", server.port))
+        sock.listen()
+        with pytest.raises(ServerStartError, match=rf"port {server.port} .* is taken"):
+            server.start()
+    assert server.starts == 0
+
+
+def test_a_server_that_dies_after_starting_is_not_restarted_silently(tmp_path: Path) -> None:
+    import signal
+
+    with _stub_server(tmp_path, "log.txt") as server:
+        server.start()
+        pid = server.pid
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while server.running and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with pytest.raises(ServerStartError, match=r"exited with code -9 after it had started"):
+            server.start()
+        gen = openai_generator(server)
+        with pytest.raises(ServerStartError, match="not restarted on its own"):
+            gen("Hello.", 1, 0)
+        server.stop()
+        server.start()  # after stop(), a start is a fresh start
+        assert server.running
+        assert server.starts == 2
+
+
+def test_an_interrupted_wait_stops_the_process(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_fairness.models import openai_api
+
+    seen: list[int] = []
+
+    def interrupted(*args: object, **kwargs: object) -> str:
+        alive = kwargs["alive"]
+        assert callable(alive)
+        assert alive()
+        seen.append(1)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(openai_api, "wait_until_ready", interrupted)
+    server = _http_server(tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        server.start()
+    assert seen == [1]
+    assert not server.running
+    assert server.pid is None
+    monkeypatch.undo()
+    with server:
+        server.start()  # nothing left behind: a later start works
+        assert server.running
+
+
+def test_stop_ends_the_workers_a_server_started(tmp_path: Path) -> None:
+    pids = tmp_path / "worker.pid"
+    command = ["sh", "-c", f"sleep 120 & echo $! > {pids}; exec {sys.executable} -m "
+                           "http.server {port} --bind {host}"]
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "health").write_text("ok")
+    with local_server(command, name="with a worker", log_path=tmp_path / "log", cwd=root,
+                      start_timeout=30) as server:
+        server.start()
+        worker = int(pids.read_text())
+        assert not _gone(worker)
+    deadline = time.monotonic() + 10
+    while not _gone(worker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(worker)
+
+
+def test_the_log_tail_shows_only_this_start(tmp_path: Path) -> None:
+    log = tmp_path / "log.txt"
+    log.write_text("INFO: Uvicorn running (an earlier run)\n")
+    server = local_server(_script(tmp_path, "import sys\nsys.exit(1)\n"), name="quiet",
+                          log_path=log, start_timeout=20)
+    with pytest.raises(ServerStartError) as error:
+        server.start()
+    assert "earlier run" not in str(error.value)
+    assert "earlier run" in log.read_text()  # the log itself is kept
 
 
 def test_model_is_required_without_a_server_model(tmp_path: Path) -> None:
