@@ -126,6 +126,15 @@ class Registry(Generic[T]):
         self._load_entry_points()
         return tuple(self._entries)
 
+    def added_first(self) -> tuple[T, ...]:
+        """Every entry, those registered by users and entry points first (in registration
+        order), then the built-in ones: the order in which families are tried, so an
+        extension is asked before the built-in catch-alls."""
+        names = self.names()
+        builtin = [n for n in names if self._origin[n] == "builtin"]
+        added = [n for n in names if n not in builtin]
+        return tuple(self._entries[n] for n in (*added, *builtin))
+
     def origin(self, name: str) -> str:
         """Where `name` came from: "builtin", "user", "temporary", or the entry point
         ("entry point <dist>:<name>")."""

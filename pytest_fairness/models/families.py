@@ -309,10 +309,7 @@ def register_model_family(
 def model_families() -> tuple[ModelFamily, ...]:
     """Every registered family in the order `as_model` tries them: the ones registered by
     users and entry points first (in registration order), then the built-in ones."""
-    names = MODEL_FAMILIES.names()
-    builtin = [n for n in names if MODEL_FAMILIES.origin(n) == "builtin"]
-    added = [n for n in names if n not in builtin]
-    return tuple(MODEL_FAMILIES.get(n) for n in (*added, *builtin))
+    return MODEL_FAMILIES.added_first()
 
 
 def family_of(obj: object, name: str | None = None) -> ModelFamily:

@@ -233,10 +233,7 @@ def generator_families() -> tuple[GeneratorFamily, ...]:
     """Every registered generator family in the order `as_generator` tries them: the ones
     registered by users and entry points first (in registration order), then the built-in
     ones."""
-    names = GENERATOR_FAMILIES.names()
-    builtin = [n for n in names if GENERATOR_FAMILIES.origin(n) == "builtin"]
-    added = [n for n in names if n not in builtin]
-    return tuple(GENERATOR_FAMILIES.get(n) for n in (*added, *builtin))
+    return GENERATOR_FAMILIES.added_first()
 
 
 def accepted_generators(families: tuple[GeneratorFamily, ...] | None = None) -> str:
