@@ -24,6 +24,7 @@ duck typing and by the module their class lives in.
 
 from __future__ import annotations
 
+import weakref
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, cast
 
@@ -140,7 +141,10 @@ class TransformersGeneratorFamily(GeneratorFamily):
 
 class LocalServerFamily(GeneratorFamily):
     """A `LocalServer`: `openai_generator(server)` (chat completions, the server's model,
-    started on the first request)."""
+    started on the first request), one per server for as long as the server lives, so
+    every relation on it shares one HTTP client and one set of counters."""
+
+    _built: weakref.WeakKeyDictionary[LocalServer, OpenAIGenerator]
 
     name = "local-server"
     noun = "local servers"
@@ -152,8 +156,15 @@ class LocalServerFamily(GeneratorFamily):
     def detect(self, obj: object) -> bool:
         return isinstance(obj, LocalServer)
 
+    def __init__(self) -> None:
+        self._built = weakref.WeakKeyDictionary()
+
     def build(self, obj: object) -> TextGenerator:
-        return openai_generator(cast(LocalServer, obj))
+        server = cast(LocalServer, obj)
+        generator = self._built.get(server)
+        if generator is None:
+            generator = self._built[server] = openai_generator(server)
+        return generator
 
 
 class CallableGeneratorFamily(GeneratorFamily):

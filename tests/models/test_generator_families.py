@@ -207,6 +207,11 @@ def test_a_local_server_becomes_an_openai_generator_without_starting(tmp_path: P
     assert built.base_url == server.base_url
     assert server.starts == 0
     assert not server.running
+    # one generator per server: relations on it share its client and counters
+    assert as_generator(server) is built
+    other = pf.local_server([sys.executable, "-c", "pass"], name="another",
+                            log_path=tmp_path / "other.log", model="tiny")
+    assert as_generator(other) is not built
 
 
 # --------------------------------------------------------------------------- refusals
