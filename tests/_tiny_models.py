@@ -114,6 +114,23 @@ class WordTokenizer:
         return ids
 
 
+def hf_word_tokenizer(words: Sequence[str], chat_template: str | None = None) -> Any:
+    """A transformers fast tokenizer over `words` (one token per whitespace-separated word,
+    ids in list order), with "<unk>", "<pad>" and "<eos>" as its special tokens, built in
+    memory; `chat_template` is set when given."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend, unk_token="<unk>", pad_token="<pad>", eos_token="<eos>"
+    )
+    if chat_template is not None:
+        tokenizer.chat_template = chat_template
+    return tokenizer
+
+
 def build_bag_of_words(vocab_size: int, num_outputs: int = 2, dict_input: bool = False) -> Any:
     """A mean-of-embeddings classifier with dropout: `(n, num_outputs)` logits, or `(n,)`
     when `num_outputs == 0`. Padding (id 0) is masked from `ids != 0`, or from the

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import pytest
+from _tiny_models import hf_word_tokenizer
 
 import pytest_fairness as pf
 from pytest_fairness.checks.generation import generation_bias, rescore
@@ -302,14 +303,9 @@ def tiny_gpt2() -> tuple[Any, Any]:
     tokenizer built in memory (no files, no hub)."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("transformers")
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+    from transformers import GPT2Config, GPT2LMHeadModel
 
-    backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(WORDS)}, unk_token="<unk>"))
-    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=backend, unk_token="<unk>", pad_token="<pad>", eos_token="<eos>"
-    )
+    tokenizer = hf_word_tokenizer(WORDS)
     config = GPT2Config(
         vocab_size=len(WORDS),
         n_positions=64,

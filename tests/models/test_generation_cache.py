@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _tiny_models import hf_word_tokenizer
 
 from pytest_fairness.errors import ConfigurationError, ModelOutputError
 from pytest_fairness.models.cache import CacheWarning, cache_file
@@ -526,14 +527,9 @@ def test_a_real_hf_generator_through_the_cache(tmp_path: Path) -> None:
     sample i of the cache is the wrapped generator's answer with n=1 and sample_seed(seed, i)."""
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
-    from tokenizers import Tokenizer, models, pre_tokenizers
 
     words = ["<pad>", "<unk>", "<eos>", "he", "she", "is", "a", "doctor", "good", "."]
-    backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
-    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tokenizer = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=backend, unk_token="<unk>", pad_token="<pad>", eos_token="<eos>"
-    )
+    tokenizer = hf_word_tokenizer(words)
     config = transformers.GPT2Config(vocab_size=len(words), n_positions=32, n_embd=8,
                                      n_layer=1, n_head=2, bos_token_id=2, eos_token_id=2,
                                      pad_token_id=0)

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from _tiny_models import hf_word_tokenizer
 
 from pytest_fairness.models import generators
 from pytest_fairness.runtime import progress as prog
@@ -21,13 +22,9 @@ WORDS = ["<pad>", "<unk>", "<eos>", "people", "from", "italy", "syria", "are", "
 def tiny() -> tuple[Any, Any]:
     torch = pytest.importorskip("torch")
     pytest.importorskip("transformers")
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+    from transformers import GPT2Config, GPT2LMHeadModel
 
-    backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(WORDS)}, unk_token="<unk>"))
-    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, unk_token="<unk>",
-                                        pad_token="<pad>", eos_token="<eos>")
+    tokenizer = hf_word_tokenizer(WORDS)
     config = GPT2Config(vocab_size=len(WORDS), n_positions=32, n_embd=8, n_layer=1, n_head=2,
                         bos_token_id=2, eos_token_id=None, pad_token_id=0)  # no early stop
     torch.manual_seed(0)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _tiny_models import hf_word_tokenizer
 
 import pytest_fairness as pf
 from pytest_fairness.checks.generation import generation_bias
@@ -110,14 +111,9 @@ def tiny_lm() -> tuple[Any, Any]:
     tokenizer built in memory (no files, no hub)."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("transformers")
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+    from transformers import GPT2Config, GPT2LMHeadModel
 
-    backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(WORDS)}, unk_token="<unk>"))
-    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=backend, unk_token="<unk>", pad_token="<pad>", eos_token="<eos>"
-    )
+    tokenizer = hf_word_tokenizer(WORDS)
     config = GPT2Config(vocab_size=len(WORDS), n_positions=64, n_embd=16, n_layer=1, n_head=2,
                         bos_token_id=2, eos_token_id=2, pad_token_id=0)
     torch.manual_seed(0)

@@ -8,6 +8,7 @@ import importlib.util
 from typing import Any
 
 import pytest
+from _tiny_models import hf_word_tokenizer
 
 from pytest_fairness.errors import ConfigurationError
 from pytest_fairness.models.checks import check_stop
@@ -37,14 +38,7 @@ SUCCESSOR = {
 
 
 def _tokenizer(template: str | None = TEMPLATE) -> Any:
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
-
-    backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(WORDS)}, unk_token="<unk>"))
-    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=backend, unk_token="<unk>", pad_token="<pad>", eos_token="<eos>"
-    )
+    tokenizer = hf_word_tokenizer(WORDS)
     tokenizer.chat_template = template
     return tokenizer
 
