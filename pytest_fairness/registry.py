@@ -20,7 +20,7 @@ from typing import Generic, TypeVar
 
 from .errors import ConfigurationError
 
-__all__ = ["ENTRY_POINT_GROUPS", "Registry"]
+__all__ = ["ENTRY_POINT_GROUPS", "Registry", "named_instance"]
 
 T = TypeVar("T")
 
@@ -199,3 +199,22 @@ class Registry(Generic[T]):
             + (f"Register one with {self.hint}, or" if self.hint else "Register one")
             + f" through the entry-point group {self.group!r}"
         )
+
+
+def named_instance(base: type, name: str, entry: object, *, what: str, needs: str) -> object:
+    """An instance of `base` from what `register` or an entry point hands over for `name`
+    (the instance, or a subclass, instantiated without arguments), whose `name` attribute
+    must be `name`: the `coerce` of a registry of families. `what` names the entries in
+    messages ("generator family"), `needs` the methods a subclass defines."""
+    made = entry() if isinstance(entry, type) and issubclass(entry, base) else entry
+    if not isinstance(made, base):
+        raise ConfigurationError(
+            f"the {what} {name!r} must be a {base.__module__.rsplit('.', 1)[0]}."
+            f"{base.__name__} subclass or instance (with {needs}), got "
+            f"{type(entry).__name__}")
+    called = getattr(made, "name", None)
+    if called != name:
+        raise ConfigurationError(
+            f"the {what} registered as {name!r} is called {called!r}; give them the same "
+            "name (the class attribute `name`, and the entry point's name)")
+    return made

@@ -60,7 +60,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeGuard, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from hypothesis import strategies as st
 
@@ -898,17 +898,14 @@ def prompt_counterfactuals(
     prompt and its first counterfactual. A pool without a pair is a `ConfigurationError`
     naming the kind and why.
     """
-    from .checks.llm import CounterfactualPrompts
+    from .checks.llm import CounterfactualPrompts, ready_counterfactuals
 
-    given: CounterfactualPrompts | list[str]
-    if isinstance(prompts, CounterfactualPrompts) or _perturbations(prompts):
+    given: CounterfactualPrompts | list[str] | None = ready_counterfactuals(prompts)
+    if given is not None:
         if _differs(kind, "gender_swap") or nlp is not None:
             raise ConfigurationError(
                 "kind= and nlp= apply to prompts to perturb; these are ready "
                 "counterfactuals (template_prompts, counterfactual_prompts): drop them")
-        given = prompts if isinstance(prompts, CounterfactualPrompts) else (
-            CounterfactualPrompts(prompts, kind=prompts[0].kind,
-                                  n_prompts=len({p.original for p in prompts})))
     else:
         given = _prompts_arg(prompts)
         _kind_arg(kind)
@@ -957,12 +954,6 @@ def _check_kind(kind: str) -> None:
         raise ConfigurationError(
             f"unknown anchor kind {kind!r:.60}; valid kinds: {', '.join(ANCHOR_KINDS)}"
         )
-
-
-def _perturbations(prompts: object) -> TypeGuard[Sequence[Perturbation]]:
-    """Whether `prompts` is a non-empty list of ready `Perturbation`s."""
-    return (isinstance(prompts, Sequence) and not isinstance(prompts, str) and bool(prompts)
-            and all(isinstance(p, Perturbation) for p in prompts))
 
 
 def _prompts_arg(prompts: object) -> list[str]:

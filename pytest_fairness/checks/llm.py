@@ -82,6 +82,7 @@ __all__ = [
     "counterfactual_prompts",
     "llm_counterfactuals",
     "prompt_seed",
+    "ready_counterfactuals",
     "score_answers",
     "template_prompts",
 ]
@@ -369,13 +370,23 @@ def prompt_seed(seed: int, prompt: str) -> int:
     return int(np.random.SeedSequence([seed, *words]).generate_state(1)[0])
 
 
-def _pairs_of(prompts: object, kind: object, nlp: Any) -> CounterfactualPrompts:
+def ready_counterfactuals(prompts: object) -> CounterfactualPrompts | None:
+    """`prompts` as `CounterfactualPrompts` when they are ready counterfactuals (a
+    `CounterfactualPrompts`, e.g. from `template_prompts`, or a non-empty list of
+    `Perturbation`), else None (prompts still to perturb)."""
     if isinstance(prompts, CounterfactualPrompts):
         return prompts
     if (isinstance(prompts, Sequence) and not isinstance(prompts, str) and prompts
             and all(isinstance(p, Perturbation) for p in prompts)):
         return CounterfactualPrompts(prompts, kind=str(prompts[0].kind),
                                      n_prompts=len({p.original for p in prompts}))
+    return None
+
+
+def _pairs_of(prompts: object, kind: object, nlp: Any) -> CounterfactualPrompts:
+    ready = ready_counterfactuals(prompts)
+    if ready is not None:
+        return ready
     return counterfactual_prompts(check_prompts(prompts), _resolve_kind(kind), nlp=nlp)
 
 

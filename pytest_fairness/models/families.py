@@ -18,7 +18,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, cast
 
 from ..errors import ConfigurationError
-from ..registry import ENTRY_POINT_GROUPS, Registry
+from ..registry import ENTRY_POINT_GROUPS, Registry, named_instance
 from ..types import TextModel
 from .cache import Ident
 from .callables import CallableModel
@@ -258,18 +258,9 @@ BUILTIN_FAMILIES: tuple[ModelFamily, ...] = (
 
 def _coerce(name: str, entry: object) -> ModelFamily:
     """A `ModelFamily` instance from what `register` or an entry point hands over."""
-    family = entry() if isinstance(entry, type) and issubclass(entry, ModelFamily) else entry
-    if not isinstance(family, ModelFamily):
-        raise ConfigurationError(
-            f"the model adapter family {name!r} must be a pytest_fairness.models.ModelFamily "
-            f"subclass or instance (with detect(obj) and build(obj, options)), got "
-            f"{type(entry).__name__}"
-        )
-    if family.name != name:
-        raise ConfigurationError(
-            f"the model adapter family registered as {name!r} is called {family.name!r}; "
-            "give them the same name (the class attribute `name`, and the entry point's name)"
-        )
+    family = cast(ModelFamily, named_instance(
+        ModelFamily, name, entry, what="model adapter family",
+        needs="detect(obj) and build(obj, options)"))
     unknown = sorted(set(family.options) - set(FAMILY_OPTIONS))
     if unknown:
         raise ConfigurationError(

@@ -29,9 +29,8 @@ from abc import ABC, abstractmethod
 from typing import Any, ClassVar, cast
 
 from ..errors import ConfigurationError
-from ..registry import ENTRY_POINT_GROUPS, Registry
-from .generation_cache import CachedGenerator
-from .generators import HFGenerator, TextGenerator, hf_generator
+from ..registry import ENTRY_POINT_GROUPS, Registry, named_instance
+from .generators import TextGenerator, hf_generator
 from .hf import is_pipeline, is_transformers_model
 from .local_server import LocalServer
 from .openai_api import OpenAIGenerator, openai_generator
@@ -109,8 +108,8 @@ class ReadyGeneratorFamily(GeneratorFamily):
     )
 
     def detect(self, obj: object) -> bool:
-        return isinstance(obj, HFGenerator | OpenAIGenerator | CachedGenerator) or callable(
-            getattr(obj, "generate_many", None))
+        # HFGenerator, OpenAIGenerator and CachedGenerator all have generate_many
+        return callable(getattr(obj, "generate_many", None))
 
     def build(self, obj: object) -> TextGenerator:
         return cast(TextGenerator, obj)
@@ -195,20 +194,8 @@ BUILTIN_GENERATOR_FAMILIES: tuple[GeneratorFamily, ...] = (
 
 def _coerce(name: str, entry: object) -> GeneratorFamily:
     """A `GeneratorFamily` instance from what `register` or an entry point hands over."""
-    family = (entry() if isinstance(entry, type) and issubclass(entry, GeneratorFamily)
-              else entry)
-    if not isinstance(family, GeneratorFamily):
-        raise ConfigurationError(
-            f"the generator family {name!r} must be a "
-            "pytest_fairness.models.GeneratorFamily subclass or instance (with detect(obj) "
-            f"and build(obj)), got {type(entry).__name__}"
-        )
-    if family.name != name:
-        raise ConfigurationError(
-            f"the generator family registered as {name!r} is called {family.name!r}; give "
-            "them the same name (the class attribute `name`, and the entry point's name)"
-        )
-    return family
+    return cast(GeneratorFamily, named_instance(
+        GeneratorFamily, name, entry, what="generator family", needs="detect(obj) and build(obj)"))
 
 
 def _register_builtins(registry: Registry[GeneratorFamily]) -> None:
