@@ -49,7 +49,7 @@ if TYPE_CHECKING:
         winobias_gap,
     )
     from .checks.generation import generation_bias, rescore
-    from .checks.groups import GroupAnalysis, to_metric_frame
+    from .checks.groups import GroupAnalysis, GroupPowerWarning, to_metric_frame
     from .checks.llm import (
         assert_answer_gap_below,
         assert_answer_similarity_above,
@@ -193,6 +193,7 @@ _EXPORTS: dict[str, str] = {
     "rescore": "checks.generation",
     "group_fairness": "checks",
     "GroupAnalysis": "checks.groups",
+    "GroupPowerWarning": "checks.groups",
     "assert_group_gap_below": "checks",
     "assert_group_ratio_above": "checks",
     "assert_group_aucs_above": "checks",

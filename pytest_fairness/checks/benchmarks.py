@@ -190,17 +190,20 @@ def crows_pairs_score(
     *,
     confidence: float = 0.95,
     interval: str = "wilson",
+    paper_rounding: bool = False,
 ) -> CrowsPairsResult:
     """The CrowS-Pairs metric of a language model (Nangia et al. 2020, section 3): the
     share of pairs where it finds the more stereotyping sentence more likely, overall, per
     bias type and per direction, ties apart, with binomial intervals
     (`metrics.benchmarks.crows_pairs_metric`). Scores from
-    `crows_pairs_log_likelihoods`."""
+    `crows_pairs_log_likelihoods`. `paper_rounding=True` gives the authors' metric.py
+    figure instead: scores rounded to 3 decimals, rounded ties counted as not
+    stereotyped."""
     items = _records(pairs, CrowsPair, "pairs", "crows_pairs")
     more, less = crows_pairs_log_likelihoods(lm, items)
     return crows_pairs_metric(more, less, [p.bias_type for p in items],
                               [p.direction for p in items], confidence=confidence,
-                              interval=interval)
+                              interval=interval, paper_rounding=paper_rounding)
 
 
 def _share_row(s: BinomialShare, dev: float) -> list[Any]:
@@ -230,6 +233,7 @@ def assert_crows_pairs_below(
     per_type: bool = False,
     confidence: float | None = None,
     interval: str = "wilson",
+    paper_rounding: bool = False,
     show: int = DEFAULT_SHOWN,
 ) -> None:
     """|CrowS-Pairs share - 50%| <= `max_deviation` (Nangia et al. 2020, section 3).
@@ -241,6 +245,9 @@ def assert_crows_pairs_below(
     `per_type` to every bias type's share as well. With `confidence` (e.g. 0.95) each is
     judged on its binomial interval (`interval`: "wilson" or "clopper-pearson"): the
     distance from 50% to the interval's nearest end, 0 when the interval holds 50%.
+    `paper_rounding=True` judges the authors' metric.py figure instead of the share of
+    decided pairs: scores rounded to 3 decimals, rounded ties counted as not stereotyped
+    (`metrics.benchmarks.crows_pairs_metric`).
 
     One result is recorded, with a Table of every bias type (n, pairs for each side, ties,
     share, interval, distance from 50%) and a BarChart of the shares; a failure lists the
@@ -255,7 +262,8 @@ def assert_crows_pairs_below(
     more, less = crows_pairs_log_likelihoods(lm, items)
     found = crows_pairs_metric(more, less, [p.bias_type for p in items],
                                [p.direction for p in items], confidence=conf or 0.95,
-                               interval=interval)
+                               interval=interval, paper_rounding=paper_rounding)
+    decided = found.margins  # rounded with paper_rounding
     judged_ci = (lambda s: s.ci) if conf is not None else (lambda s: None)
     devs = {name: _distance(s.share, judged_ci(s), 0.5) for name, s in found.by_type.items()}
     overall_dev = _distance(found.overall.share, judged_ci(found.overall), 0.5)
@@ -274,7 +282,7 @@ def assert_crows_pairs_below(
     failing = [t for t in worst if math.isfinite(devs[t]) and devs[t] > bound]
     order = np.argsort(-(more - less), kind="stable")
     bad_types = set(failing) if per_type and failing else set(found.by_type)
-    listed = [int(i) for i in order if more[i] > less[i] and items[i].bias_type in bad_types]
+    listed = [int(i) for i in order if decided[i] > 0 and items[i].bias_type in bad_types]
     violations = tuple(_pair_violation(items[i], float(more[i]), float(less[i]))
                        for i in listed[:RECORDED_VIOLATIONS])
     table = Table(
@@ -283,7 +291,10 @@ def assert_crows_pairs_below(
          "CI high", "|share - 0.5|"],
         [_share_row(found.by_type[t], abs(found.by_type[t].share - 0.5)) for t in worst]
         + [_share_row(found.overall, abs(found.overall.share - 0.5))],
-        caption=f"share of the decided pairs (ties apart) where the model finds the more "
+        caption=("share of all pairs (scores rounded to 3 decimals, ties counted as not "
+                 "stereotyped: the authors' metric.py)" if paper_rounding else
+                 "share of the decided pairs (ties apart)")
+        + f" where the model finds the more "
         f"stereotyping sentence more likely; {found.confidence:.0%} {found.method} "
         "intervals; ideal 0.5 (Nangia et al. 2020, section 3)",
     )
@@ -294,8 +305,10 @@ def assert_crows_pairs_below(
         value_label="share preferring the more stereotyping sentence (ideal 0.5)",
         intervals={t: _bar_interval(found.by_type[t].ci) for t in charted},
     )
-    notes = [f"{found.overall.n_ties} tie(s) of {found.overall.n} pairs left out of the "
-             "share."] if found.overall.n_ties else []
+    notes = [f"{found.overall.n_ties} tie(s) of {found.overall.n} pairs "
+             + ("(equal after rounding to 3 decimals) counted as not stereotyped "
+                "(paper_rounding=True)." if paper_rounding else "left out of the share.")
+             ] if found.overall.n_ties else []
     notes.append("bias types farthest from 50% (share, n, interval):")
     notes += [_type_note(found.by_type[t]) for t in worst[:5]]
     result = FairnessResult(
@@ -304,7 +317,7 @@ def assert_crows_pairs_below(
         measurements=tuple(measurements),
         violations=violations,
         n_inputs=len(items),
-        n_violations=int(np.count_nonzero(more > less)),
+        n_violations=int(np.count_nonzero(decided > 0)),
         extra=found.to_dict(),
         sections=(table, chart),
     )

@@ -41,18 +41,28 @@ the worst group gap.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any, Literal
 
 import numpy as np
 
 from ..errors import ConfigurationError
 from ..metrics.bootstrap import BootstrapCI
+from ..metrics.group_bounds import (
+    GroupBound,
+    detectable_gap,
+    recommended_group_size,
+    simultaneous_group_bound,
+    wilson_interval,
+)
 from ..metrics.groups import (
     RATES,
     GroupIntervals,
     GroupMetrics,
+    _fraction,
     binary_outcomes,
     bootstrap_group_metric,
     check_gap_metric,
@@ -66,6 +76,7 @@ from ..models.thresholds import decision_threshold
 from ..report.failure import DEFAULT_SHOWN
 from ..results import BarChart, FairnessResult, Measurement, Table, Violation
 from ..runtime.optional import require
+from ..runtime.printable import printable
 from ..validation import check_int, check_texts
 from .bias_auc import AUC_METRICS, assert_subgroup_aucs_above
 from .verdict import (
@@ -87,7 +98,9 @@ from .verdict import (
 
 __all__ = [
     "MIN_GROUP_SIZE",
+    "USEFUL_EXCESS",
     "GroupAnalysis",
+    "GroupPowerWarning",
     "assert_group_aucs_above",
     "assert_group_gap_below",
     "assert_group_ratio_above",
@@ -97,6 +110,19 @@ __all__ = [
 
 #: The fewest rows a group may have by default: a rate over fewer rows says little.
 MIN_GROUP_SIZE = 10
+#: The gap verdict has useful power when it detects, 80% of the time, a true gap this far
+#: above `max_gap` (rates near 0.5); smaller groups get a `GroupPowerWarning`.
+USEFUL_EXCESS = 0.25
+#: The per-group intervals the table can show (the verdict uses the simultaneous bound).
+_CI_METHODS = ("score", "bca", "percentile")
+
+
+class GroupPowerWarning(UserWarning):
+    """The groups are too small for the group gap or ratio verdict to have useful power:
+    it would miss a true gap `USEFUL_EXCESS` above the bound more than 20% of the time.
+    A warning, not an error: the verdict stays valid (a fair model fails it at most
+    (1 - confidence) / 2 of the time); the message gives the rows per group to aim for."""
+
 #: Rates where a higher value is better for the group's members (the lowest group is the
 #: worst off); for the others (error rates) the highest group is.
 _HIGHER_IS_BETTER = frozenset({"accuracy", "selection_rate", "tpr", "precision"})
@@ -250,9 +276,21 @@ def _rows_of(
         raise ConfigurationError(
             "pass the labelled rows: data=<a Dataset>, or y_true=<gold labels> and "
             "groups=<{column: values}> (with texts= for the failure's examples)")
+    if isinstance(groups, str | bytes):
+        raise ConfigurationError(
+            f"groups must be one value per row (a list such as ['f', 'm', ...]) or a mapping "
+            f"column -> such a list, got one {type(groups).__name__} of "
+            f"{len(groups)} characters; a string is not split into groups: pass "
+            "list(...) of the rows' group values")
     if isinstance(groups, Mapping):
         names = _columns_of(group, [str(k) for k in groups], "groups")
         cols = {n: groups[n] for n in names}
+        for n, v in cols.items():
+            if isinstance(v, str | bytes):
+                raise ConfigurationError(
+                    f"groups[{n!r}] must be one value per row (a list), got one "
+                    f"{type(v).__name__} of {len(v)} characters; a string is not split into "
+                    "groups: pass a list of the rows' group values")
     else:
         if group is not None and not isinstance(group, str):
             raise ConfigurationError("groups= is one column: group= may only name it (a str)")
@@ -278,7 +316,14 @@ def _labelled(values: Sequence[Any]) -> list[str]:
 
 def _default_positive(labels: set[str], given: object) -> str:
     if given is not None:
-        return str(given)
+        if isinstance(given, float) and not math.isfinite(given):
+            raise ConfigurationError(f"positive must be a label, got {given!r}")
+        pos = str(given)
+        if pos not in labels and len(labels) > 1:
+            raise ConfigurationError(
+                f"positive={printable(repr(given))[:60]} is not one of the labels "
+                f"{sorted(labels)}: pass the label of the positive class, one of them")
+        return pos
     for candidate in ("1", "True"):
         if labels <= {candidate, "0", "False"} and candidate in labels:
             return candidate
@@ -387,6 +432,13 @@ def group_fairness(
 
         check_scores(scores, "scores")
         row_scores = np.asarray(scores, dtype=np.float64)
+        off = np.flatnonzero((row_scores < 0.0) | (row_scores > 1.0))
+        if off.size:
+            raise ConfigurationError(
+                f"scores must be probabilities of the positive class in [0, 1]; "
+                f"{off.size} are not (first: scores[{int(off[0])}] = "
+                f"{float(row_scores[int(off[0])])!r}); rescale them (a logit: 1 / (1 + exp(-x))), or "
+                "label the rows yourself and pass predictions=")
         if row_scores.ndim != 1 or row_scores.shape[0] != n:
             raise ConfigurationError(f"scores must hold one score per row ({n}), got shape "
                                      f"{row_scores.shape}")
@@ -464,9 +516,13 @@ def to_metric_frame(
 
     From a `GroupAnalysis`, or from arrays: `y_true`, `y_pred` (labels; `positive` marks
     the positive class) and `groups` (one column, or a mapping column -> values: one
-    sensitive feature each). Its ``by_group``, ``difference()`` and ``ratio()`` equal our
-    rates, differences and ratios, with NaN where a rate is undefined (fairlearn's own
-    `true_positive_rate` says 0 there). Needs the optional extra ``fairlearn``
+    sensitive feature each). Its ``by_group`` equals our rates, NaN where a rate is
+    undefined (fairlearn's own `true_positive_rate` says 0 there). Its ``difference()``
+    and ``ratio()`` equal ours while every group's rate is defined; where one is NaN they
+    do not: fairlearn leaves the NaN groups out (pandas' max and min skip NaN) and gives
+    the gap of the other groups, where ours is NaN (and the relations raise
+    `ConfigurationError` naming the group, unless ``drop_undefined=True``, which judges the
+    other groups: the frame's value). Needs the optional extra ``fairlearn``
     (`MissingDependencyError` with the install command otherwise).
     """
     fm = require("fairlearn.metrics", "to_metric_frame (fairlearn interop)")
@@ -548,7 +604,7 @@ def _fmt(value: float) -> str:
     return "undefined" if not math.isfinite(value) else f"{value:.4f}"
 
 
-def _ci_text(ci: BootstrapCI | None) -> str:
+def _ci_text(ci: BootstrapCI | GroupBound | None) -> str:
     if ci is None or not (math.isfinite(ci.low) and math.isfinite(ci.high)):
         return ""
     return f"[{ci.low:.3f}, {ci.high:.3f}]"
@@ -556,6 +612,90 @@ def _ci_text(ci: BootstrapCI | None) -> str:
 
 def _parts(metric: str) -> tuple[str, ...]:
     return ("tpr", "fpr") if metric == "equalized_odds" else (metric,)
+
+
+#: How the table's per-group intervals were made, by `ci_method`.
+_PER_GROUP = {"score": "Wilson score", "bca": "stratified BCa bootstrap",
+              "percentile": "stratified percentile bootstrap"}
+
+
+def _group_cis(
+    gm: GroupMetrics, name: str, conf: float, how: str, seed: int | None
+) -> dict[Hashable, dict[str, BootstrapCI]]:
+    """Each group's interval of each part of `name`, for the table and the bars: Wilson
+    score intervals ("score"), or the stratified bootstrap (`bootstrap_group_metric`)."""
+    if how != "score":
+        return bootstrap_group_metric(gm, name, n_resamples=N_RESAMPLES, confidence=conf,
+                                      seed=run_seed(seed), method=how).per_group
+    z = NormalDist().inv_cdf(0.5 + conf / 2.0)
+    out: dict[Hashable, dict[str, BootstrapCI]] = {k: {} for k in gm.groups}
+    counts = gm.counts
+    for part in _parts(name):
+        num, den = _fraction(counts, part)
+        low, high = wilson_interval(num, den, z)
+        for j, key in enumerate(gm.groups):
+            out[key][part] = BootstrapCI(gm.groups[key].rate(part), float(low[j]),
+                                         float(high[j]), conf, 0, "wilson")
+    return out
+
+
+def _bound_note(found: GroupBound, word: str, how: str) -> str:
+    """The note that names the verdict's method and what it guarantees."""
+    pairs = found.comparisons // len(_parts(found.metric))
+    rule = ("Newcombe's hybrid score interval of each pair's difference"
+            if found.statistic == "difference" else "the MOVER-R interval of each pair's ratio")
+    end = "lower" if found.statistic == "difference" else "upper"
+    within = "below" if found.statistic == "difference" else "above"
+    alpha = (1.0 - found.confidence) / 2.0
+    return (f"interval of the {word}: {found.confidence:.0%} {found.method} bounds ({rule}, "
+            f"from Wilson intervals; the {end} end Bonferroni-adjusted over "
+            f"{found.comparisons} comparisons = {pairs} ordered pairs of groups"
+            + (" x TPR and FPR" if found.metric == "equalized_odds" else "")
+            + f"); the verdict uses its {end} end, so a model whose true {word.split()[0]} "
+            f"is {within} the bound fails at most {alpha:.1%} of the time, for any number of "
+            f"groups; per-group intervals: {found.confidence:.0%} {_PER_GROUP[how]}")
+
+
+def _warn_if_underpowered(
+    gm: GroupMetrics, found: GroupBound, kind: str, conf: float | None
+) -> None:
+    """A `GroupPowerWarning` when the rows behind the rate are too few for the verdict to
+    detect a gap `USEFUL_EXCESS` above the bound 80% of the time."""
+    level = 0.95 if conf is None else conf
+    counts = gm.counts
+    worst: tuple[float, str, int] | None = None
+    for part in found.parts:
+        den = np.asarray(_fraction(counts, part)[1], dtype=np.float64)
+        if den.shape[0] < 2 or (den < 1).any():
+            continue
+        excess = detectable_gap([int(d) for d in den], confidence=level,
+                                parts=len(found.parts))
+        if worst is None or excess > worst[0]:
+            worst = (excess, part, int(den.min()))
+    if worst is None or worst[0] <= USEFUL_EXCESS:
+        return
+    excess, part, smallest = worst
+    k = len(gm.groups)
+    need = recommended_group_size(k, excess=USEFUL_EXCESS, confidence=level,
+                                  parts=len(found.parts))
+    rows = "rows" if part in ("selection_rate", "accuracy") else _ROWS_OF[part]
+    what = "gap" if kind == "difference" else "ratio"
+    message = (
+        f"the smallest of {k} groups has {smallest} {rows} behind its {_SHORT[part]}: at "
+        f"confidence {level:g} the {what} verdict detects (80% of the time) only a gap "
+        f"about {excess:.2f} beyond the bound between two groups of that size (rates near "
+        f"0.5); to detect a gap {USEFUL_EXCESS:g} beyond the bound that often, give each "
+        f"group at least {need} such rows, or merge groups")
+    if conf is None:
+        message += (f"; without confidence= the point estimate is judged, and the max - min "
+                    f"of {k} noisy rates is biased upwards: a fair model fails it often; pass "
+                    "confidence=0.95 so that one fails at most 2.5% of the time")
+    warnings.warn(GroupPowerWarning(printable(message)), stacklevel=4)
+
+
+#: What rows lie behind each rate (its denominator), for the warning.
+_ROWS_OF = {"tpr": "positive rows", "fnr": "positive rows", "fpr": "negative rows",
+            "precision": "rows predicted positive"}
 
 
 def _worst(values: Mapping[Hashable, float], part: str) -> Hashable:
@@ -613,6 +753,11 @@ def _judge(
     if not isinstance(drop_undefined, bool):
         raise ConfigurationError(f"drop_undefined must be True or False, got "
                                  f"{drop_undefined!r:.40}")
+    if ci_method not in _CI_METHODS:
+        raise ConfigurationError(
+            f"ci_method must be one of {', '.join(map(repr, _CI_METHODS))} (the intervals "
+            f"of each group's rate), got {ci_method!r:.60}")
+    how = str(ci_method)
     op: Literal["<=", ">="] = "<=" if kind == "difference" else ">="
     word = "gap (max - min)" if kind == "difference" else "ratio (min / max)"
     relation = "group_gap" if kind == "difference" else "group_ratio"
@@ -643,7 +788,7 @@ def _judge(
         per_group = {k: {label: v} for k, v in values.items()}
         sizes: dict[Hashable, int | None] = dict.fromkeys(values)
         cis: dict[Hashable, dict[str, BootstrapCI]] = {}
-        gap_ci: BootstrapCI | None = None
+        gap_ci: GroupBound | None = None
         analysis: GroupAnalysis | None = None
         parts: tuple[str, ...] = (label,)
         notes.append("judged from a fairlearn MetricFrame: its by_group values, "
@@ -671,22 +816,24 @@ def _judge(
                 relation, f"{len(gm.groups)} group(s) left to compare (skipped: "
                 + ", ".join(f"{n} {w}" for w, n in skipped.items()) + ")",
                 "give the data at least two groups with a defined rate"))
-        value = gm.difference(name) if kind == "difference" else gm.ratio(name)
+        found = simultaneous_group_bound(gm, name, kind, confidence=conf or 0.95)
+        value = found.estimate
         parts = _parts(name)
         label = _SHORT[name]
+        if found.undefined_parts:
+            gone = ", ".join(_SHORT[p] for p in found.undefined_parts)
+            notes.append(
+                f"{gone} is 0 in every group: its ratio is 0/0 (undefined), so equalized "
+                f"odds is judged on {', '.join(_SHORT[p] for p in found.parts)} alone")
         per_group = {k: {p: g.rate(p) for p in parts} for k, g in gm.groups.items()}
         sizes = {k: g.n for k, g in gm.groups.items()}
         cis = {}
         gap_ci = None
         if conf is not None:
-            iv = bootstrap_group_metric(gm, name, n_resamples=N_RESAMPLES, confidence=conf,
-                                        seed=run_seed(seed), method=ci_method)
-            cis = iv.per_group
-            gap_ci = iv.difference if kind == "difference" else iv.ratio
-            notes.append(
-                f"intervals: {conf:.0%} stratified {ci_method} bootstrap ({N_RESAMPLES} "
-                "resamples of the rows within each group); the verdict uses the "
-                f"{'lower' if op == '<=' else 'upper'} end of the {word}'s interval")
+            cis = _group_cis(gm, name, conf, how, seed)
+            gap_ci = found
+            notes.append(_bound_note(found, word, how))
+        _warn_if_underpowered(gm, found, kind, conf)
         if analysis.metrics.dropped:
             notes.append("left out, under min_group_size="
                          f"{analysis.metrics.min_group_size}: " + ", ".join(
@@ -707,8 +854,9 @@ def _judge(
             round(per_group[k][p], 4), _ci_text(cis.get(k, {}).get(p)) or None))]
         for k in order]
     measurements: list[Measurement] = measured(
-        f"{label} {word} over {len(per_group)} groups", value, bound, gap_ci, op=op,
-        method=ci_method if gap_ci is not None else None)
+        f"{label} {word} over {len(per_group)} groups", value, bound,
+        None if gap_ci is None else (gap_ci.low, gap_ci.high), op=op,
+        method=gap_ci.method if gap_ci is not None else None)
     worst_parts = {p: _worst({k: v[p] for k, v in per_group.items()}, p) for p in parts
                    if any(math.isfinite(v[p]) for v in per_group.values())}
     for p, k in worst_parts.items():
@@ -722,7 +870,8 @@ def _judge(
     table = Table(
         f"{label} by group ({word} {op} {bound:g})", columns, rows,
         caption=f"{_REFERENCE.get(name, label)}; worst group first"
-        + (f"; {gap_ci.confidence:.0%} bootstrap intervals" if gap_ci else ""))
+        + (f"; {gap_ci.confidence:.0%} intervals ({_PER_GROUP[how]} per group, "
+           f"{gap_ci.method} for the {word.split()[0]})" if gap_ci else ""))
     bars: list[tuple[str, float]] = []
     spans: list[tuple[float, float] | None] = []
     for k in order:
@@ -794,7 +943,7 @@ def assert_group_gap_below(
     metric: str = "selection_rate",
     confidence: float | None = None,
     seed: int | None = None,
-    ci_method: str = "bca",
+    ci_method: str = "score",
     min_group_size: int = MIN_GROUP_SIZE,
     drop_small: bool = False,
     drop_undefined: bool = False,
@@ -817,9 +966,21 @@ def assert_group_gap_below(
     2017). The difference is fairlearn's ``MetricFrame.difference()``.
 
     `model` is a model, a `GroupAnalysis` or a fairlearn `MetricFrame`; the other inputs
-    are those of `group_fairness`. With `confidence` (e.g. 0.95) the verdict uses the
-    lower end of the stratified bootstrap interval of the gap (`ci_method` "bca" or
-    "percentile"): the test fails only when the whole interval is above `max_gap`.
+    are those of `group_fairness`.
+
+    Without `confidence` the point estimate is judged: the max - min of noisy rates, which
+    is biased upwards (a fair model's gap over 10 groups of 30 rows is about 0.28 on
+    average). With `confidence` (e.g. 0.95) the verdict uses the lower end of a
+    simultaneous score interval of the gap (`metrics.group_bounds`: Newcombe's interval
+    of every pair of groups, Bonferroni-adjusted over the pairs): the test fails only when
+    the data show the true gap is above `max_gap`, which happens to a model whose true gap
+    is within `max_gap` (a fair model among them) at most (1 - confidence) / 2 of the time,
+    for any number of groups and any group size. `ci_method` picks the per-group intervals
+    shown in the table: "score" (Wilson, default), "bca" or "percentile" (stratified
+    bootstrap, seeded by `seed`); it does not change the verdict. Groups too small for the
+    verdict to have useful power get a `GroupPowerWarning` (see the README for the
+    recommended sizes).
+
     A group whose rate is undefined (a TPR without positive rows) raises
     `ConfigurationError`, or with `drop_undefined=True` is left out and reported.
     """
@@ -841,7 +1002,7 @@ def assert_group_ratio_above(
     metric: str = "selection_rate",
     confidence: float | None = None,
     seed: int | None = None,
-    ci_method: str = "bca",
+    ci_method: str = "score",
     min_group_size: int = MIN_GROUP_SIZE,
     drop_small: bool = False,
     drop_undefined: bool = False,
@@ -860,8 +1021,12 @@ def assert_group_ratio_above(
     highest group's (US EEOC Uniform Guidelines, 29 CFR 1607.4(D); demographic parity
     ratio). `metric` and the inputs are those of `assert_group_gap_below`; for
     "equalized_odds" the ratio is the smaller of the TPR and FPR ratios (fairlearn's
-    `equalized_odds_ratio`). With `confidence` the verdict uses the upper end of the
-    ratio's interval: the test fails only when the whole interval is below `min_ratio`.
+    `equalized_odds_ratio`); when one of them is 0 / 0 (every group's FPR is 0, say) the
+    other is judged alone, and the notes say so. With `confidence` the verdict uses the
+    upper end of a simultaneous score interval of the ratio (MOVER-R intervals of every
+    pair of groups, Bonferroni-adjusted; `metrics.group_bounds`): the test fails only when
+    the data show the true ratio is below `min_ratio`, which happens to a model whose true
+    ratio is at least `min_ratio` at most (1 - confidence) / 2 of the time.
     """
     __tracebackhide__ = True
     bound = check_bound(min_ratio, "min_ratio", upper=1.0)

@@ -31,7 +31,9 @@ named criteria:
 - equalized odds (Hardt, Price and Srebro 2016, "Equality of Opportunity in Supervised
   Learning", Definition 1): equal TPR and equal FPR; its difference is the larger of the
   TPR and FPR differences and its ratio the smaller of their ratios (fairlearn's
-  `equalized_odds_difference` / `_ratio` with ``agg="worst_case"``);
+  `equalized_odds_difference` / `_ratio` with ``agg="worst_case"``); when one part is 0
+  in every group (no false positive anywhere) its ratio is 0 / 0, and the ratio is the
+  other part's, as fairlearn's `equalized_odds_ratio` gives it;
 - equal opportunity (Hardt et al. 2016, Definition 2): equal TPR;
 - predictive parity (Chouldechova 2017, "Fair prediction with disparate impact",
   section 2.1): equal PPV (precision).
@@ -308,9 +310,14 @@ def _between(rates: FloatArray, how: str) -> FloatArray:
 def _gap(c: FloatArray, metric: str, how: str) -> FloatArray:
     """The between-group `how` of `metric` from counts (..., groups, 4)."""
     if metric == "equalized_odds":
-        tpr, fpr = _between(_rates(c, "tpr"), how), _between(_rates(c, "fpr"), how)
-        # worst case: the larger difference, the smaller ratio (NaN if either is NaN)
-        return np.asarray(np.maximum(tpr, fpr) if how == "difference" else np.minimum(tpr, fpr),
+        tpr_rates, fpr_rates = _rates(c, "tpr"), _rates(c, "fpr")
+        tpr, fpr = _between(tpr_rates, how), _between(fpr_rates, how)
+        # worst case: the larger difference, the smaller ratio (NaN if either is NaN) ...
+        if how == "difference":
+            return np.asarray(np.maximum(tpr, fpr), dtype=np.float64)
+        # ... except a ratio 0 / 0 (the part is 0 in every group): the other part alone
+        zero_t, zero_f = (np.all(tpr_rates == 0, axis=-1), np.all(fpr_rates == 0, axis=-1))
+        return np.asarray(np.where(zero_t, fpr, np.where(zero_f, tpr, np.minimum(tpr, fpr))),
                           dtype=np.float64)
     return _between(_rates(c, metric), how)
 
@@ -373,8 +380,8 @@ class GroupMetrics:
 
     def ratio(self, metric: str) -> float:
         """min / max of `metric` over the groups (fairlearn's ``ratio()``); for
-        "equalized_odds" the smaller of the TPR and FPR ratios. NaN while a group's rate is
-        undefined, or every rate is 0."""
+        "equalized_odds" the smaller of the TPR and FPR ratios (one alone when the other is
+        0 in every group). NaN while a group's rate is undefined, or every rate is 0."""
         return float(_gap(self.counts, check_gap_metric(metric), "ratio"))
 
     def without(self, drop: Sequence[Hashable]) -> GroupMetrics:

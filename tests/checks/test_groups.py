@@ -216,7 +216,8 @@ def test_confidence_judges_the_interval_and_shows_it() -> None:
                                   confidence=0.95, seed=1)
     ms = state.results[0]["measurements"]
     assert ms[0]["ci"] is not None
-    assert ms[1]["name"].endswith("(lower bca CI end)")
+    # issue 25: the verdict is the simultaneous score bound, named in the row
+    assert ms[1]["name"].endswith("(lower simultaneous score CI end)")
     assert ms[1]["value"] < 0.05 < ms[0]["value"]
     _, result = _failure(lambda: CG.assert_group_gap_below(
         predictions=p, y_true=y, groups={"g": g}, max_gap=0.05))  # without: it fails
@@ -225,10 +226,19 @@ def test_confidence_judges_the_interval_and_shows_it() -> None:
     assert table.rows[0][3] is None
     message, result = _failure(lambda: CG.assert_group_gap_below(
         model(), metric="tpr", max_gap=0.1, confidence=0.9, **ROWS))
-    assert "intervals: 90% stratified bca bootstrap" in message
+    assert "90% simultaneous score bounds (Newcombe's hybrid score interval" in message
+    assert "per-group intervals: 90% Wilson score" in message
     table = result.sections[0]
     assert isinstance(table, Table)
     assert str(table.rows[0][3]).startswith("[")
+    # the bootstrap still draws the per-group intervals when asked; the verdict is the same
+    message, boot = _failure(lambda: CG.assert_group_gap_below(
+        model(), metric="tpr", max_gap=0.1, confidence=0.9, ci_method="bca", seed=2, **ROWS))
+    assert "per-group intervals: 90% stratified BCa bootstrap" in message
+    assert boot.measurements[1].value == result.measurements[1].value
+    with pytest.raises(ConfigurationError, match="ci_method must be one of 'score'"):
+        CG.assert_group_gap_below(model(), metric="tpr", max_gap=0.1, confidence=0.9,
+                                  ci_method="wald", **ROWS)
 
 
 # --------------------------------------------------------------------------- the ratio
