@@ -437,8 +437,8 @@ def group_fairness(
             raise ConfigurationError(
                 f"scores must be probabilities of the positive class in [0, 1]; "
                 f"{off.size} are not (first: scores[{int(off[0])}] = "
-                f"{float(row_scores[int(off[0])])!r}); rescale them (a logit: 1 / (1 + exp(-x))), or "
-                "label the rows yourself and pass predictions=")
+                f"{float(row_scores[int(off[0])])!r}); rescale them (a logit x: "
+                "1 / (1 + exp(-x))), or label the rows yourself and pass predictions=")
         if row_scores.ndim != 1 or row_scores.shape[0] != n:
             raise ConfigurationError(f"scores must hold one score per row ({n}), got shape "
                                      f"{row_scores.shape}")

@@ -67,6 +67,8 @@ __all__ = [
     "SIMULTANEOUS_METHOD",
     "GroupBound",
     "detectable_gap",
+    "group_bound_ends",
+    "mover_ratio",
     "newcombe_difference",
     "recommended_group_size",
     "simultaneous_group_bound",
@@ -110,29 +112,31 @@ def newcombe_difference(
     return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
 
 
-def _mover_ratio(
-    x1: Any, n1: Any, x2: Any, n2: Any, z: float
-) -> tuple[FloatArray, FloatArray]:
-    """MOVER-R interval (Donner and Zou 2012) of p1 / p2 from Wilson intervals at `z`,
-    elementwise; the upper end is +inf where p2's lower bound is 0 (nothing rules out
-    p2 = 0), the lower end 0 where its formula has no positive denominator."""
+def _mover_upper(x1: Any, n1: Any, x2: Any, n2: Any, z: float) -> FloatArray:
+    """The upper end of the MOVER-R interval (Donner and Zou 2012) of p1 / p2 from Wilson
+    intervals at `z`: (p1 p2 + sqrt((p1 p2)^2 - u1 l2 (2 p1 - u1)(2 p2 - l2))) / (l2 (2 p2
+    - l2)); +inf where p2's lower bound is 0 (nothing rules out p2 = 0)."""
     p1 = np.asarray(x1, dtype=np.float64) / np.asarray(n1, dtype=np.float64)
     p2 = np.asarray(x2, dtype=np.float64) / np.asarray(n2, dtype=np.float64)
-    l1, u1 = wilson_interval(x1, n1, z)
-    l2, u2 = wilson_interval(x2, n2, z)
+    _, u1 = wilson_interval(x1, n1, z)
+    l2, _ = wilson_interval(x2, n2, z)
     pp = p1 * p2
+    den = l2 * (2.0 * p2 - l2)
     with np.errstate(divide="ignore", invalid="ignore"):
-        den_hi = l2 * (2.0 * p2 - l2)
-        root_hi = np.sqrt(np.maximum(pp * pp - u1 * l2 * (2.0 * p1 - u1) * (2.0 * p2 - l2),
-                                     0.0))
-        high = np.where(den_hi > 0, (pp + root_hi) / np.where(den_hi > 0, den_hi, 1.0),
-                        np.inf)
-        den_lo = u2 * (2.0 * p2 - u2)
-        root_lo = np.sqrt(np.maximum(pp * pp - l1 * u2 * (2.0 * p1 - l1) * (2.0 * p2 - u2),
-                                     0.0))
-        low = np.where(den_lo > 0, (pp - root_lo) / np.where(den_lo > 0, den_lo, 1.0), 0.0)
-    return (np.asarray(np.maximum(low, 0.0), dtype=np.float64),
-            np.asarray(high, dtype=np.float64))
+        root = np.sqrt(np.maximum(pp * pp - u1 * l2 * (2.0 * p1 - u1) * (2.0 * p2 - l2), 0.0))
+        high = np.where(den > 0, (pp + root) / np.where(den > 0, den, 1.0), np.inf)
+    return np.asarray(high, dtype=np.float64)
+
+
+def mover_ratio(x1: Any, n1: Any, x2: Any, n2: Any, z: float) -> tuple[FloatArray, FloatArray]:
+    """The MOVER-R interval (Donner and Zou 2012; Li, Tang and Wong 2014) of p1 / p2 from
+    Wilson intervals at `z`, elementwise. The lower end is 1 / (the upper end of p2 / p1):
+    the same value where the textbook lower formula is defined (its denominator u2 (2 p2 -
+    u2) turns negative on small counts, where the reciprocal stays valid)."""
+    high = _mover_upper(x1, n1, x2, n2, z)
+    with np.errstate(divide="ignore"):
+        low = 1.0 / _mover_upper(x2, n2, x1, n1, z)
+    return np.asarray(low, dtype=np.float64), high
 
 
 @dataclass(frozen=True)
@@ -185,31 +189,98 @@ def _pairs(k: int) -> tuple[Any, Any]:
     return i[keep], j[keep]
 
 
-def _part_bounds(
+def _part_ends(
     counts: FloatArray, part: str, statistic: str, z_judged: float, z_plain: float
-) -> tuple[float, float, float]:
-    """(estimate, low, high) of one rate's gap or ratio over the groups of `counts`
-    (groups, 4); the judged end at `z_judged`, the other at `z_plain`."""
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """(estimate, low, high) of one rate's gap or ratio over the groups, for counts of
+    shape (..., groups, 4); the judged end at `z_judged`, the other at `z_plain`. NaN where
+    a group's denominator is 0, or (ratio) every group's rate is 0."""
     num, den = _fraction(counts, part)
     x, n = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
-    if (n <= 0).any():
-        return math.nan, math.nan, math.nan
+    bad = (n <= 0).any(axis=-1)
+    n = np.where(n > 0, n, 1.0)
     p = x / n
-    i, j = _pairs(x.shape[0])
+    i, j = _pairs(x.shape[-1])
+    xi, ni, xj, nj = x[..., i], n[..., i], x[..., j], n[..., j]
     if statistic == "difference":
-        estimate = float(p.max() - p.min())
-        low_j, _ = newcombe_difference(x[i], n[i], x[j], n[j], z_judged)
-        _, high_p = newcombe_difference(x[i], n[i], x[j], n[j], z_plain)
-        return (estimate, float(np.clip(low_j.max(), 0.0, estimate)),
-                float(np.clip(high_p.max(), estimate, 1.0)))
-    hi = float(p.max())
-    if hi <= 0:
-        return math.nan, math.nan, math.nan
-    estimate = float(p.min()) / hi
-    low_p, _ = _mover_ratio(x[i], n[i], x[j], n[j], z_plain)
-    _, high_j = _mover_ratio(x[i], n[i], x[j], n[j], z_judged)
-    return (estimate, float(np.clip(low_p.min(), 0.0, estimate)),
-            float(np.clip(high_j.min(), estimate, 1.0)))
+        estimate = p.max(axis=-1) - p.min(axis=-1)
+        low = np.clip(newcombe_difference(xi, ni, xj, nj, z_judged)[0].max(axis=-1),
+                      0.0, estimate)
+        high = np.clip(newcombe_difference(xi, ni, xj, nj, z_plain)[1].max(axis=-1),
+                       estimate, 1.0)
+    else:
+        top = p.max(axis=-1)
+        bad = bad | (top <= 0)
+        estimate = p.min(axis=-1) / np.where(top > 0, top, 1.0)
+        low = np.clip(mover_ratio(xi, ni, xj, nj, z_plain)[0].min(axis=-1), 0.0, estimate)
+        high = np.clip(mover_ratio(xi, ni, xj, nj, z_judged)[1].min(axis=-1), estimate, 1.0)
+    out = [np.asarray(np.where(bad, np.nan, v), dtype=np.float64) for v in (estimate, low, high)]
+    return out[0], out[1], out[2]
+
+
+def _z_values(confidence: float, comparisons: int) -> tuple[float, float]:
+    alpha = (1.0 - confidence) / 2.0
+    return _NORMAL.inv_cdf(1.0 - alpha / comparisons), _NORMAL.inv_cdf(1.0 - alpha)
+
+
+def _check_statistic(statistic: object) -> str:
+    if statistic not in ("difference", "ratio"):
+        raise ConfigurationError(f"statistic must be 'difference' or 'ratio', got "
+                                 f"{statistic!r:.40}")
+    return str(statistic)
+
+
+def _combine(
+    found: dict[str, tuple[FloatArray, FloatArray, FloatArray]], parts: tuple[str, ...],
+    counts: FloatArray, statistic: str,
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """The parts' (estimate, low, high) combined (the larger gap, the smaller ratio), and
+    per part whether it was left out: a ratio 0 / 0 (the part 0 in every group) while
+    another part is defined."""
+    plain = np.maximum if statistic == "difference" else np.minimum
+    left_out = np.zeros((len(parts), *found[parts[0]][0].shape), dtype=np.bool_)
+    if statistic == "ratio" and len(parts) > 1:
+        zero = [np.all(np.asarray(_fraction(counts, p)[0]) == 0, axis=-1) for p in parts]
+        for a in range(len(parts)):
+            others = np.zeros_like(zero[a])
+            for b in range(len(parts)):
+                if b != a:
+                    others = others | np.isfinite(found[parts[b]][0])
+            left_out[a] = zero[a] & ~(np.asarray(_fraction(counts, parts[a])[1]) <= 0).any(
+                axis=-1) & others
+    any_left = left_out.any(axis=0)
+    ends = []
+    for e in range(3):
+        stacked = np.stack([np.where(left_out[a], np.nan, found[p][e])
+                            for a, p in enumerate(parts)])
+        # NaN of a left-out part is skipped; NaN of an undefined rate propagates
+        with np.errstate(invalid="ignore"):
+            skipping = (np.nanmax if statistic == "difference" else np.nanmin)(
+                np.where(np.isnan(stacked).all(axis=0), 0.0, stacked), axis=0)
+        ends.append(np.asarray(np.where(any_left, skipping, plain.reduce(stacked, axis=0)),
+                               dtype=np.float64))
+    return ends[0], ends[1], ends[2], left_out
+
+
+def group_bound_ends(
+    counts: Any, metric: str, statistic: str, *, confidence: float = 0.95
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """(estimate, low, high) of `simultaneous_group_bound` for many data sets at once:
+    `counts` of shape (..., groups, 4) (TP, FP, TN, FN per group); each output has the
+    leading shape. For simulations (`benchmarks/group_power.py`)."""
+    name = check_gap_metric(metric)
+    how = _check_statistic(statistic)
+    conf = check_confidence(confidence)
+    c = np.asarray(counts, dtype=np.float64)
+    if c.ndim < 2 or c.shape[-1] != 4 or c.shape[-2] < 2:
+        raise ConfigurationError(
+            f"the counts of at least 2 groups are an array (..., groups, 4) of TP, FP, TN, "
+            f"FN; got shape {c.shape}")
+    parts: tuple[str, ...] = ("tpr", "fpr") if name == "equalized_odds" else (name,)
+    z_judged, z_plain = _z_values(conf, len(parts) * c.shape[-2] * (c.shape[-2] - 1))
+    found = {p: _part_ends(c, p, how, z_judged, z_plain) for p in parts}
+    estimate, low, high, _ = _combine(found, parts, c, how)
+    return estimate, low, high
 
 
 def simultaneous_group_bound(
@@ -229,10 +300,8 @@ def simultaneous_group_bound(
     with a zero denominator in some group gives a NaN estimate and interval.
     """
     name = check_gap_metric(metric)
+    how = _check_statistic(statistic)
     conf = check_confidence(confidence)
-    if statistic not in ("difference", "ratio"):
-        raise ConfigurationError(f"statistic must be 'difference' or 'ratio', got "
-                                 f"{statistic!r:.40}")
     counts = metrics.counts if isinstance(metrics, GroupMetrics) else np.asarray(
         metrics, dtype=np.float64)
     if counts.ndim != 2 or counts.shape[1] != 4 or counts.shape[0] < 2:
@@ -240,31 +309,13 @@ def simultaneous_group_bound(
             f"simultaneous_group_bound needs the counts of at least 2 groups as an array "
             f"(groups, 4) of TP, FP, TN, FN; got shape {counts.shape}")
     parts: tuple[str, ...] = ("tpr", "fpr") if name == "equalized_odds" else (name,)
-    k = counts.shape[0]
-    comparisons = len(parts) * k * (k - 1)
-    alpha = (1.0 - conf) / 2.0
-    z_judged = _NORMAL.inv_cdf(1.0 - alpha / comparisons)
-    z_plain = _NORMAL.inv_cdf(1.0 - alpha)
-    found = {p: _part_bounds(counts, p, statistic, z_judged, z_plain) for p in parts}
-    defined = tuple(p for p in parts if math.isfinite(found[p][0]))
-    undefined: tuple[str, ...] = ()
-    if statistic == "ratio" and len(parts) > 1 and defined and len(defined) < len(parts):
-        # a 0/0 ratio (every group's rate 0) says nothing; judge the defined part
-        undefined = tuple(p for p in parts if p not in defined)
-        all_zero = all(np.all(np.asarray(_fraction(counts, p)[0]) == 0) for p in undefined)
-        if not all_zero:  # a zero denominator: undefined, not 0/0
-            defined, undefined = parts, ()
-    use = defined if undefined else parts
-    values = [found[p] for p in use]
-    if statistic == "difference":
-        estimate = max(v[0] for v in values)
-        low = max(v[1] for v in values)
-        high = max(v[2] for v in values)
-    else:
-        estimate = min(v[0] for v in values)
-        low = min(v[1] for v in values)
-        high = min(v[2] for v in values)
-    return GroupBound(statistic, name, estimate, low, high, conf, comparisons, use, undefined)
+    comparisons = len(parts) * counts.shape[0] * (counts.shape[0] - 1)
+    z_judged, z_plain = _z_values(conf, comparisons)
+    found = {p: _part_ends(counts, p, how, z_judged, z_plain) for p in parts}
+    estimate, low, high, left_out = _combine(found, parts, counts, how)
+    gone = tuple(p for a, p in enumerate(parts) if bool(left_out[a]))
+    return GroupBound(how, name, float(estimate), float(low), float(high), conf, comparisons,
+                      tuple(p for p in parts if p not in gone), gone)
 
 
 def detectable_gap(
