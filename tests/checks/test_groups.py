@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,8 @@ from pytest_fairness.errors import ConfigurationError, MissingDependencyError
 from pytest_fairness.metrics.groups import SmallGroupError
 from pytest_fairness.results import BarChart, FairnessResult, Table
 
-pytestmark = pytest.mark.usefixtures(keep_out_of_the_session_report.__name__)
+pytestmark = [pytest.mark.usefixtures(keep_out_of_the_session_report.__name__),
+              pytest.mark.filterwarnings("ignore::pytest_fairness.GroupPowerWarning")]
 
 # 10 rows per group; group "f": 5 offensive rows, the model finds 1 (TPR 0.2), selects 2
 # (one false positive); group "m": 5 offensive rows, the model finds all 5, selects 5.
@@ -452,3 +454,128 @@ def test_the_bundled_toxicity_model_fails_with_the_table() -> None:
     assert "you are a" in message
     assert "person" in message
     assert result.sections[0].rows[0][0] == "a"  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------------- issue 25
+
+
+def test_equalized_odds_ratio_with_no_false_positive_anywhere_judges_the_tpr() -> None:
+    # no group has a false positive: the FPR ratio is 0/0; the TPR ratio is 0.5 / 0.9
+    gold = ([1] * 10 + [0] * 10) * 2
+    pred = [1] * 5 + [0] * 15 + [1] * 9 + [0] * 11
+    groups = ["a"] * 20 + ["b"] * 20
+    with capture() as state, pytest.warns(pf.GroupPowerWarning):
+        message, result = _failure(lambda: CG.assert_group_ratio_above(
+            predictions=pred, y_true=gold, groups=groups, metric="equalized_odds",
+            min_ratio=0.99))
+    assert result.measurements[0].value == pytest.approx(5 / 9)
+    assert ("FPR is 0 in every group: its ratio is 0/0 (undefined), so equalized odds is "
+            "judged on TPR alone") in message
+    assert not state.results[0]["passed"]
+    with capture() as state, pytest.warns(pf.GroupPowerWarning):
+        CG.assert_group_ratio_above(predictions=pred, y_true=gold, groups=groups,
+                                    metric="equalized_odds", min_ratio=0.5)
+    assert state.results[0]["passed"]
+    # with confidence, the bound is the TPR's, adjusted over both parts
+    with capture() as state, pytest.warns(pf.GroupPowerWarning):
+        CG.assert_group_ratio_above(predictions=pred, y_true=gold, groups=groups,
+                                    metric="equalized_odds", min_ratio=0.99,
+                                    confidence=0.95)
+    judged = state.results[0]["measurements"][1]
+    assert judged["name"].endswith("(upper simultaneous score CI end)")
+    assert 5 / 9 < judged["value"] <= 1.0
+
+
+def test_small_groups_warn_and_large_ones_do_not() -> None:
+    rng = np.random.default_rng(0)
+    g = np.repeat(["a", "b"], 300)
+    y = rng.integers(0, 2, 600)
+    p = rng.integers(0, 2, 600)
+    with capture(), pytest.warns(pf.GroupPowerWarning, match=(
+            r"the smallest of 2 groups has 10 rows behind its selection rate: at confidence "
+            r"0.95 the gap verdict detects \(80% of the time\) only a gap about 0.69 beyond")):
+        CG.assert_group_gap_below(predictions=PRED, y_true=GOLD, groups=GENDER,
+                                  positive="offensive", max_gap=1.0, confidence=0.95)
+    with capture(), pytest.warns(pf.GroupPowerWarning, match="without confidence= the point"):
+        CG.assert_group_gap_below(predictions=PRED, y_true=GOLD, groups=GENDER,
+                                  positive="offensive", max_gap=1.0)
+    with capture(), warnings.catch_warnings():
+        warnings.simplefilter("error", pf.GroupPowerWarning)
+        CG.assert_group_gap_below(predictions=p, y_true=y, groups=list(g), max_gap=1.0,
+                                  confidence=0.95)
+        CG.assert_group_ratio_above(predictions=p, y_true=y, groups=list(g), min_ratio=0.0)
+    # the rows behind a TPR are the positive rows: 300 rows, ~150 positives, still fine;
+    # 60 rows per group (~30 positives each) warn
+    with capture(), pytest.warns(pf.GroupPowerWarning, match="positive rows behind its TPR"):
+        CG.assert_group_gap_below(predictions=p[:120], y_true=y[:120],
+                                  groups=["a"] * 60 + ["b"] * 60, metric="tpr", max_gap=1.0)
+
+
+def test_a_fair_model_passes_and_a_clear_gap_fails_with_confidence() -> None:
+    """Five groups of 30 rows, each selecting 12 (rate 0.40): the old bootstrap verdict
+    failed this max_gap=0.05 in 45% of samples; the point estimate here is 0 and the
+    simultaneous lower bound 0. A group selecting 28 of 30 fails."""
+    y = [1, 0] * 75
+    groups = np.repeat([f"g{i}" for i in range(5)], 30).tolist()
+    fair = ([1] * 12 + [0] * 18) * 5
+    with capture() as state, pytest.warns(pf.GroupPowerWarning):
+        CG.assert_group_gap_below(predictions=fair, y_true=y, groups=groups, max_gap=0.05,
+                                  confidence=0.95)
+    assert state.results[0]["measurements"][1]["value"] == 0.0
+    unfair = [1] * 28 + [0] * 2 + fair[30:]
+    with capture(), pytest.warns(pf.GroupPowerWarning):
+        message, result = _failure(lambda: CG.assert_group_gap_below(
+            predictions=unfair, y_true=y, groups=groups, max_gap=0.05, confidence=0.95))
+    assert "Bonferroni-adjusted over 20 comparisons = 20 ordered pairs of groups" in message
+    assert result.measurements[1].value > 0.05
+
+
+def test_to_metric_frame_skips_undefined_groups_in_difference_and_ratio() -> None:
+    """fairlearn's difference() and ratio() leave NaN groups out; ours are NaN, and equal
+    fairlearn's once the undefined group is dropped (drop_undefined=True)."""
+    pytest.importorskip("fairlearn.metrics")
+    y = [1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0]
+    p = [1, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0]
+    groups = ["a"] * 6 + ["b"] * 2 + ["c"] * 4  # c has no positive row: TPR undefined
+    frame = CG.to_metric_frame(y_true=y, y_pred=p, groups=groups, metrics=["tpr"])
+    a = CG.group_fairness(predictions=p, y_true=y, groups=groups, min_group_size=1)
+    assert math.isnan(frame.by_group["tpr"]["c"])
+    assert math.isnan(a.difference("tpr"))
+    assert frame.difference()["tpr"] == pytest.approx(0.75)
+    assert frame.ratio()["tpr"] == pytest.approx(0.25)
+    dropped = a.metrics.without(list(a.metrics.undefined("tpr")))
+    assert dropped.difference("tpr") == pytest.approx(frame.difference()["tpr"])
+    assert dropped.ratio("tpr") == pytest.approx(frame.ratio()["tpr"])
+    with capture() as state, pytest.warns(pf.GroupPowerWarning):
+        CG.assert_group_gap_below(predictions=p, y_true=y, groups=groups, metric="tpr",
+                                  max_gap=1.0, min_group_size=1, drop_undefined=True)
+    assert state.results[0]["measurements"][0]["value"] == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"scores": [0.2, 1.5] * 10}, r"scores must be probabilities of the positive class "
+                                      r"in \[0, 1\]; 10 are not \(first: scores\[1\] = 1.5\)"),
+        ({"scores": [-0.1] + [0.5] * 19}, r"scores\[0\] = -0.1\); rescale them"),
+        ({"scores": [float("nan")] * 20}, "finite score"),
+        ({"scores": [0.5] * 20, "groups": "ab" * 10}, r"groups must be one value per row .* "
+                                                      r"one str of 20 characters"),
+        ({"scores": [0.5] * 20, "groups": {"g": "ab" * 10}}, r"groups\['g'\] must be one "
+                                                              r"value per row"),
+        ({"scores": [0.5] * 20, "groups": b"ab" * 10}, "one bytes of 20 characters"),
+        ({"scores": [0.5] * 20, "positive": "maybe"},
+         r"positive='maybe' is not one of the labels \['offensive', 'ok'\]"),
+        ({"predictions": PRED, "positive": "maybe"},
+         r"positive='maybe' is not one of the labels \['offensive', 'ok'\]: pass the label"),
+        ({"predictions": PRED, "positive": "\x1b[31mé\u202e"}, r"positive='\\x1b\[31mé"),
+        ({"predictions": PRED, "positive": float("nan")}, "positive must be a label"),
+    ],
+)
+def test_group_relations_refuse_what_issue_26_found_silent(kwargs: dict[str, Any],
+                                                           match: str) -> None:
+    options = {"y_true": GOLD, "groups": {"gender": GENDER}, "max_gap": 0.5, **kwargs}
+    with pytest.raises(ConfigurationError, match=match) as exc:
+        CG.assert_group_gap_below(**options)
+    assert "\x1b" not in str(exc.value)
+    assert "\u202e" not in str(exc.value)
