@@ -62,7 +62,6 @@ from ..metrics.groups import (
     RATES,
     GroupIntervals,
     GroupMetrics,
-    _fraction,
     binary_outcomes,
     bootstrap_group_metric,
     check_gap_metric,
@@ -629,9 +628,8 @@ def _group_cis(
                                       seed=run_seed(seed), method=how).per_group
     z = NormalDist().inv_cdf(0.5 + conf / 2.0)
     out: dict[Hashable, dict[str, BootstrapCI]] = {k: {} for k in gm.groups}
-    counts = gm.counts
     for part in _parts(name):
-        num, den = _fraction(counts, part)
+        num, den = gm.fractions(part)
         low, high = wilson_interval(num, den, z)
         for j, key in enumerate(gm.groups):
             out[key][part] = BootstrapCI(gm.groups[key].rate(part), float(low[j]),
@@ -662,10 +660,9 @@ def _warn_if_underpowered(
     """A `GroupPowerWarning` when the rows behind the rate are too few for the verdict to
     detect a gap `USEFUL_EXCESS` above the bound 80% of the time."""
     level = 0.95 if conf is None else conf
-    counts = gm.counts
     worst: tuple[float, str, int] | None = None
     for part in found.parts:
-        den = np.asarray(_fraction(counts, part)[1], dtype=np.float64)
+        den = gm.fractions(part)[1]
         if den.shape[0] < 2 or (den < 1).any():
             continue
         excess = detectable_gap([int(d) for d in den], confidence=level,
@@ -969,7 +966,7 @@ def assert_group_gap_below(
     are those of `group_fairness`.
 
     Without `confidence` the point estimate is judged: the max - min of noisy rates, which
-    is biased upwards (a fair model's gap over 10 groups of 30 rows is about 0.28 on
+    is biased upwards (a fair model's gap over 10 groups of 30 rows is about 0.27 on
     average). With `confidence` (e.g. 0.95) the verdict uses the lower end of a
     simultaneous score interval of the gap (`metrics.group_bounds`: Newcombe's interval
     of every pair of groups, Bonferroni-adjusted over the pairs): the test fails only when

@@ -354,6 +354,15 @@ class GroupMetrics:
             raise ConfigurationError(f"unknown rate {metric!r}; choose from {', '.join(RATES)}")
         return {k: g.rate(metric) for k, g in self.groups.items()}
 
+    def fractions(self, metric: str) -> tuple[FloatArray, FloatArray]:
+        """(numerators, denominators) of `metric` (a name of `RATES`) per group, in the
+        order of `groups`: each rate is successes out of a count (TP out of the
+        positives for a TPR)."""
+        if metric not in RATES:
+            raise ConfigurationError(f"unknown rate {metric!r}; choose from {', '.join(RATES)}")
+        num, den = _fraction(self.counts, metric)
+        return np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
+
     @property
     def by_group(self) -> dict[Hashable, dict[str, float]]:
         """group -> every rate (like fairlearn's `MetricFrame.by_group`)."""

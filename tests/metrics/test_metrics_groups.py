@@ -320,3 +320,15 @@ def test_the_95_interval_of_a_gap_covers_the_true_gap_about_95_percent() -> None
     share = covered / sims
     se = math.sqrt(0.95 * 0.05 / sims)
     assert abs(share - 0.95) <= 3 * se, share
+
+
+def test_fractions_are_each_rates_successes_and_count() -> None:
+    gm = G.group_metrics([1, 1, 0, 0, 1, 0], [1, 0, 1, 0, 1, 1], ["a"] * 4 + ["b"] * 2)
+    num, den = gm.fractions("tpr")
+    assert num.tolist() == [1.0, 1.0]
+    assert den.tolist() == [2.0, 1.0]
+    num, den = gm.fractions("precision")
+    assert (num / den).tolist() == [gm.groups["a"].rate("precision"),
+                                    gm.groups["b"].rate("precision")]
+    with pytest.raises(ConfigurationError, match="unknown rate 'auc'"):
+        gm.fractions("auc")
