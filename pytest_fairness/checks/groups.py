@@ -31,6 +31,14 @@ count); a group where the bounded rate is undefined (no positive rows for a TPR)
 reported); gold labels outside the model's label set are a `ConfigurationError` listing
 both sets; rows the model skipped are counted in the report.
 
+The verdict. Without `confidence` the point estimate is judged. With it (e.g. 0.95) the
+gap is judged on the lower end of a simultaneous score interval and the ratio on the upper
+end (`metrics.group_bounds`: every pair of groups, Bonferroni-adjusted), so a model whose
+true gap is within the bound, a fair model among them, fails at most (1 - confidence) / 2
+of the time for any number and size of groups (issue 25: the bootstrap interval of max -
+min it replaces failed 10 fair groups of 30 rows every time). Groups too small for that
+verdict to have useful power get a `GroupPowerWarning` with the rows to aim for.
+
 A failure shows the per-group table (group, n, the rate, its interval) with the gap
 against the bound, and example rows of the worst group that the model got wrong. The
 recorded result carries a `Table` and a `BarChart` section (the rate per group, each bar

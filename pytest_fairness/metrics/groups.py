@@ -52,7 +52,8 @@ multi-sample form, as in `metrics.bootstrap`) or percentile intervals. A differe
 min) is not smooth where two groups' rates are equal: like W1 (`metrics.bootstrap`) its
 plug-in value and its bootstrap copies are biased upwards there, so with identical rates
 the interval lies above the true 0; away from ties the coverage is nominal (simulated in
-`tests/metrics/test_metrics_groups.py`).
+`tests/metrics/test_metrics_groups.py`). So the relations do not judge these intervals:
+their verdict is the simultaneous score bound of `metrics.group_bounds`.
 
 Borkan et al.'s subgroup / BPSN / BNSP AUCs and AEGs for every group of a column at once:
 `group_bias_aucs` (each group's rows against all the others, `metrics.bias_auc`).

@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 from _capture import capture, keep_out_of_the_session_report
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pytest_fairness as pf
 from pytest_fairness.checks import groups as CG
@@ -579,3 +581,13 @@ def test_group_relations_refuse_what_issue_26_found_silent(kwargs: dict[str, Any
         CG.assert_group_gap_below(**options)
     assert "\x1b" not in str(exc.value)
     assert "\u202e" not in str(exc.value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=12))
+def test_any_positive_that_is_not_a_label_is_named_safely(positive: str) -> None:
+    if positive in ("offensive", "ok"):
+        return
+    with pytest.raises(ConfigurationError, match="is not one of the labels") as exc:
+        CG.group_fairness(predictions=PRED, y_true=GOLD, groups=GENDER, positive=positive)
+    assert all(c.isprintable() or c == "\n" for c in str(exc.value))
