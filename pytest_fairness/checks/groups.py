@@ -651,7 +651,7 @@ def _bound_note(found: GroupBound, word: str, how: str) -> str:
     rule = ("Newcombe's hybrid score interval of each pair's difference"
             if found.statistic == "difference" else "the MOVER-R interval of each pair's ratio")
     end = "lower" if found.statistic == "difference" else "upper"
-    within = "below" if found.statistic == "difference" else "above"
+    within = "at most" if found.statistic == "difference" else "at least"
     alpha = (1.0 - found.confidence) / 2.0
     return (f"interval of the {word}: {found.confidence:.0%} {found.method} bounds ({rule}, "
             f"from Wilson intervals; the {end} end Bonferroni-adjusted over "
@@ -687,10 +687,10 @@ def _warn_if_underpowered(
     what = "gap" if kind == "difference" else "ratio"
     message = (
         f"the smallest of {k} groups has {smallest} {rows} behind its {_SHORT[part]}: at "
-        f"confidence {level:g} the {what} verdict detects (80% of the time) only a gap "
-        f"about {excess:.2f} beyond the bound between two groups of that size (rates near "
-        f"0.5); to detect a gap {USEFUL_EXCESS:g} beyond the bound that often, give each "
-        f"group at least {need} such rows, or merge groups")
+        f"confidence {level:g} the {what} verdict detects (80% of the time) a difference "
+        f"between two groups of that size only when it exceeds what the bound allows by "
+        f"about {excess:.2f} (rates near 0.5); to detect an excess of {USEFUL_EXCESS:g} that "
+        f"often, give each group at least {need} such rows, or merge groups")
     if conf is None:
         message += (f"; without confidence= the point estimate is judged, and the max - min "
                     f"of {k} noisy rates is biased upwards: a fair model fails it often; pass "

@@ -495,7 +495,8 @@ def test_small_groups_warn_and_large_ones_do_not() -> None:
     p = rng.integers(0, 2, 600)
     with capture(), pytest.warns(pf.GroupPowerWarning, match=(
             r"the smallest of 2 groups has 10 rows behind its selection rate: at confidence "
-            r"0.95 the gap verdict detects \(80% of the time\) only a gap about 0.69 beyond")):
+            r"0.95 the gap verdict detects \(80% of the time\) a difference between two groups "
+            r"of that size only when it exceeds what the bound allows by about 0.69")):
         CG.assert_group_gap_below(predictions=PRED, y_true=GOLD, groups=GENDER,
                                   positive="offensive", max_gap=1.0, confidence=0.95)
     with capture(), pytest.warns(pf.GroupPowerWarning, match="without confidence= the point"):
