@@ -916,6 +916,7 @@ def _judge(
         extra={
             "metric": name if analysis is not None else label,
             "statistic": kind,
+            **({"interval": gap_ci.to_dict()} if gap_ci is not None else {}),
             "by_group": {group_label(k): {p: (v if math.isfinite(v) else None)
                                           for p, v in per_group[k].items()} for k in order},
             **({"groups": analysis.to_dict()} if analysis is not None else {}),

@@ -531,6 +531,10 @@ def test_a_fair_model_passes_and_a_clear_gap_fails_with_confidence() -> None:
             predictions=unfair, y_true=y, groups=groups, max_gap=0.05, confidence=0.95))
     assert "Bonferroni-adjusted over 20 comparisons = 20 ordered pairs of groups" in message
     assert result.measurements[1].value > 0.05
+    interval = result.extra["interval"]
+    assert interval["method"] == "simultaneous score"
+    assert interval["comparisons"] == 20
+    assert interval["low"] == result.measurements[1].value
 
 
 def test_to_metric_frame_skips_undefined_groups_in_difference_and_ratio() -> None:
