@@ -596,3 +596,37 @@ def test_any_positive_that_is_not_a_label_is_named_safely(positive: str) -> None
     with pytest.raises(ConfigurationError, match="is not one of the labels") as exc:
         CG.group_fairness(predictions=PRED, y_true=GOLD, groups=GENDER, positive=positive)
     assert all(c.isprintable() or c == "\n" for c in str(exc.value))
+
+
+def test_vader_with_no_false_positive_is_judged_on_its_tpr() -> None:
+    """A real sentiment model (VADER) that calls no negative sentence positive: its FPR is
+    0 for every group, the FPR ratio 0/0. Equalized odds is judged on the TPR ratio (it
+    used to raise NothingJudgedError)."""
+    vader = pytest.importorskip("vaderSentiment.vaderSentiment")
+    analyzer = vader.SentimentIntensityAnalyzer()
+
+    def positive_score(texts: list[str]) -> list[float]:
+        return [(analyzer.polarity_scores(t)["compound"] + 1.0) / 2.0 for t in texts]
+
+    m = pf.as_model(positive_score, output="score", labels=("negative", "positive"))
+    names = {"female": ["Amanda", "Betsy", "Ellen", "Katie", "Nancy"],
+             "male": ["Adam", "Alan", "Frank", "Harry", "Josh"]}
+    good = ["happy", "glad", "delighted", "excited", "hopeful"]
+    bad = ["sad", "angry", "miserable", "furious", "terrible"]
+    texts, gold, gender = [], [], []
+    for g, people in names.items():
+        for person in people:
+            for word, label in [(w, "positive") for w in good] + [(w, "negative") for w in bad]:
+                texts.append(f"{person} feels {word}.")
+                gold.append(label)
+                gender.append(g)
+    analysis = CG.group_fairness(m, y_true=gold, groups={"gender": gender}, texts=texts)
+    assert all(math.isclose(r, 0.0) for r in analysis.metrics.rates("fpr").values())
+    with capture() as state:
+        CG.assert_group_ratio_above(analysis, metric="equalized_odds", min_ratio=0.9,
+                                    confidence=0.95)
+    recorded = state.results[0]
+    assert recorded["passed"]
+    assert recorded["measurements"][0]["value"] == pytest.approx(
+        analysis.metrics.ratio("tpr"))
+    assert recorded["extra"]["interval"]["undefined_parts"] == ["fpr"]
