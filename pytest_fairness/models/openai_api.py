@@ -552,7 +552,10 @@ class OpenAIGenerator:
                 f"the server refused the request: HTTP {status} from {url}: "
                 f"{_server_message(text, auth)}" + _hint(status, self.api_key_env),
                 retryable=False)
-        return self._answers(text, status, auth)
+        try:
+            return self._answers(text, status, auth)
+        except _BodyError as exc:  # raised by the caller, whose frame holds no server text
+            return _Failure(str(exc), retryable=False, kind=exc.kind)
 
     def _spend_request(self) -> None:
         """Count one request, or raise `BudgetExhaustedError` when the budget is spent."""
@@ -574,7 +577,9 @@ class OpenAIGenerator:
 
     def _answers(self, text: str, status: int, auth: _Bearer | None) -> list[str]:
         """The answers of a 2xx response's body `text`, in choice order, counted in
-        `stats`."""
+        `stats`. A malformed body raises `_BodyError`, which `_attempt` turns into a
+        failure raised by `_request`: a traceback then shows no frame holding the body
+        (which may echo the key)."""
         data: Any = None
         problem = ""
         try:
@@ -584,16 +589,15 @@ class OpenAIGenerator:
         except RecursionError:
             problem = "is JSON nested too deeply to read"
         if problem:
-            raise _error(ModelOutputError, (
+            raise _BodyError(
                 f"the server's response {problem} (HTTP {status}): "
                 f"{_quoted(repr(text), auth, 200)}; is base_url an OpenAI-compatible API "
-                "(e.g. http://127.0.0.1:8000/v1)?"), auth)
+                "(e.g. http://127.0.0.1:8000/v1)?")
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices:
-            raise _error(ModelOutputError, (
+            raise _BodyError(
                 f"the server's response has no choices: {_quoted(str(data), auth, 200)}; "
-                f"an OpenAI-compatible {self.api} response has a non-empty 'choices' list"),
-                auth)
+                f"an OpenAI-compatible {self.api} response has a non-empty 'choices' list")
         answers: list[str] = []
         cut = empty = 0
         ordered = sorted(choices, key=lambda c: c.get("index", 0) if isinstance(c, dict)
@@ -601,11 +605,11 @@ class OpenAIGenerator:
         for choice in ordered:
             answer = _choice_text(choice, self.api)
             if answer is None:
-                raise _error(ModelOutputError, (
+                raise _BodyError(
                     f"a choice of the server's response has no answer text: "
                     f"{_quoted(str(choice), auth, 200)}; expected "
                     + ("choices[i].message.content" if self.api == "chat"
-                       else "choices[i].text")), auth)
+                       else "choices[i].text"))
             answers.append(answer)
             cut += choice.get("finish_reason") == "length"
             empty += answer == ""
