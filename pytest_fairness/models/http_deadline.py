@@ -9,8 +9,9 @@ socket operation times out, so the request ends with httpx's own timeout error a
 deadline, in the headers or in the body alike.
 
 The clamping lives in an httpcore network backend (`DeadlineBackend`, httpcore's public
-extension point) that `install(transport, limits)` puts under an `httpx.HTTPTransport`.
-Imported only by the code that sends requests (httpx is an optional dependency).
+extension point: an object with its methods, wrapping httpcore's `SyncBackend`) that
+`install(transport, limits)` puts under an `httpx.HTTPTransport`. httpx and httpcore are
+imported inside the functions that need them (httpx is an optional dependency).
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-import httpcore
-import httpx
+if TYPE_CHECKING:
+    import httpcore
+    import httpx
 
 __all__ = ["DeadlineBackend", "deadline", "expired", "install"]
 
@@ -57,7 +59,9 @@ def _clamp(timeout: float | None) -> float | None:
     return left if timeout is None else min(timeout, left)
 
 
-class _DeadlineStream(httpcore.NetworkStream):
+class _DeadlineStream:
+    """An httpcore network stream whose operations end by the thread's deadline."""
+
     def __init__(self, stream: httpcore.NetworkStream) -> None:
         self._stream = stream
 
@@ -72,31 +76,33 @@ class _DeadlineStream(httpcore.NetworkStream):
 
     def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
                   timeout: float | None = None) -> httpcore.NetworkStream:
-        return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname,
-                                                      _clamp(timeout)))
+        return cast("httpcore.NetworkStream", _DeadlineStream(
+            self._stream.start_tls(ssl_context, server_hostname, _clamp(timeout))))
 
     def get_extra_info(self, info: str) -> Any:
         return self._stream.get_extra_info(info)
 
 
-class DeadlineBackend(httpcore.NetworkBackend):
+class DeadlineBackend:
     """httpcore's synchronous socket backend with each operation's timeout cut to what is
     left of the thread's `deadline`."""
 
     def __init__(self) -> None:
+        import httpcore
+
         self._backend = httpcore.SyncBackend()
 
     def connect_tcp(self, host: str, port: int, timeout: float | None = None,
                     local_address: str | None = None,
                     socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
-        return _DeadlineStream(self._backend.connect_tcp(
-            host, port, _clamp(timeout), local_address, socket_options))
+        return cast("httpcore.NetworkStream", _DeadlineStream(self._backend.connect_tcp(
+            host, port, _clamp(timeout), local_address, socket_options)))
 
     def connect_unix_socket(self, path: str, timeout: float | None = None,
                             socket_options: Iterable[Any] | None = None,
                             ) -> httpcore.NetworkStream:
-        return _DeadlineStream(self._backend.connect_unix_socket(path, _clamp(timeout),
-                                                                 socket_options))
+        return cast("httpcore.NetworkStream", _DeadlineStream(
+            self._backend.connect_unix_socket(path, _clamp(timeout), socket_options)))
 
     def sleep(self, seconds: float) -> None:
         self._backend.sleep(seconds)
@@ -106,6 +112,9 @@ def install(transport: httpx.HTTPTransport, limits: httpx.Limits) -> bool:
     """Give `transport` (without a proxy) a connection pool on `DeadlineBackend`; False
     (the transport unchanged) when this httpx keeps its pool elsewhere, in which case
     the caller checks `expired()` between the chunks it reads."""
+    import httpcore
+    import httpx
+
     pool = getattr(transport, "_pool", None)
     if type(pool) is not httpcore.ConnectionPool:
         return False
@@ -114,6 +123,6 @@ def install(transport: httpx.HTTPTransport, limits: httpx.Limits) -> bool:
         max_connections=limits.max_connections,
         max_keepalive_connections=limits.max_keepalive_connections,
         keepalive_expiry=limits.keepalive_expiry,
-        network_backend=DeadlineBackend(),
+        network_backend=cast("httpcore.NetworkBackend", DeadlineBackend()),
     )
     return True
