@@ -382,6 +382,10 @@ class LocalServer:
                 code = process.poll()
                 left = self._daemonized()
                 self._reset()
+                if not _port_free(self.host, self.port):
+                    left += (f"; port {self.port} is still served by a process LocalServer "
+                             "did not start (or one that cleared its environment): find it "
+                             f"with `lsof -i :{self.port}` and stop it")
                 what = (f"exited with code {code}" if code is not None
                         else f"did not answer within {self.start_timeout:g} s")
                 raise ServerStartError(

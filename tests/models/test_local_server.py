@@ -436,10 +436,18 @@ def test_a_log_path_that_cannot_be_created_is_a_configuration_error(tmp_path: Pa
 
 
 DAEMON = """
-import subprocess, sys
+import os, subprocess, sys
+env = {"PATH": os.environ["PATH"]} if sys.argv[4] == "clear-env" else None
 child = subprocess.Popen([sys.executable, "-m", "http.server", sys.argv[1], "--bind",
-                          "127.0.0.1"], start_new_session=True, cwd=sys.argv[2],
+                          "127.0.0.1"], start_new_session=True, cwd=sys.argv[2], env=env,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+if env is not None:  # wait until it serves, as a daemonizing launcher would
+    import socket, time
+    for _ in range(200):
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", int(sys.argv[1]))) == 0:
+                break
+        time.sleep(0.05)
 open(sys.argv[3], "w").write(str(child.pid))
 if sys.argv[4] == "wait":
     child.wait()
@@ -490,3 +498,18 @@ def test_stop_ends_a_server_that_left_the_process_group(tmp_path: Path) -> None:
         time.sleep(0.05)
     assert _gone(daemon)
     assert not _port_served(server.port)
+
+
+def test_a_daemon_that_cleared_its_environment_is_named_by_its_port(tmp_path: Path) -> None:
+    """A background server without the start's tag cannot be stopped by LocalServer: the
+    error says the port is still served, and how to find the process."""
+    import signal
+
+    server, pid_file = _daemon_server(tmp_path, "clear-env")
+    try:
+        with pytest.raises(ServerStartError, match=rf"(?s)exited with code 0; port "
+                                                   rf"{server.port} is still served.*lsof"):
+            server.start()
+    finally:
+        daemon = int(pid_file.read_text())
+        os.kill(daemon, signal.SIGKILL)  # the test's own cleanup: it started it

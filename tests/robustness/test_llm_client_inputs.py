@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 from _bounded import refused, time_limit
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 sys.path.append(str(Path(__file__).resolve().parents[1] / "models"))
 
@@ -352,3 +354,62 @@ def test_looks_secret_and_secret_values() -> None:
     assert not looks_secret("SITE_URL", "https://example.org/a:b")
     assert secret_values({"HF_TOKEN": "hf_abcdefghij", "X_KEY": "short", "PATH": "/usr/bin",
                           "SSH_AUTH_SOCK": "/tmp/ssh-x/agent.1"}) == ["hf_abcdefghij"]
+
+
+# ---------------------------------------------------------------------- no chained secrets
+
+
+def _chain(error: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and current not in seen:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen
+
+
+@pytest.mark.parametrize("script", [
+    [Reply(401, body=json.dumps({"error": {"message": "bad <<AUTH>>"}}))],
+    [Reply(429, {"Retry-After": "0"}, body="slow down <<KEY>>")] * 2,
+    [Reply(500, body="boom <<KEY_UPPER>>")] * 2,
+    [Reply(delay=0.3)] * 2,
+    [Reply(body="not json <<KEY_URL>>")],
+    [Reply(body='{"choices": [{"index": 0, "k": "<<KEY>>"}]}')],
+], ids=["401", "429", "500", "timeout", "not-json", "no-text"])
+def test_no_error_chains_an_httpx_exception_or_the_key(stub: OpenAIStub,
+                                                       script: list[Reply]) -> None:
+    import httpx
+
+    for call in ("one", "many"):
+        stub.script.clear()
+        stub.script.extend(script)
+        gen = openai_generator(stub.url, "m", retries=len(script) - 1, backoff=0.0,
+                               timeout=0.1, concurrency=1)
+        run = (lambda g=gen: g("a", 1, 0)) if call == "one" else (
+            lambda g=gen: g.generate_many(["a", "b"], 1, 0))
+        with time_limit(), pytest.raises((ModelCallError, ModelOutputError)) as info:
+            run()
+        for error in _chain(info.value):
+            assert not isinstance(error, httpx.HTTPError), (call, error)
+            shown = f"{error} {error!r}".lower()
+            for i in range(len(KEY) - 7):
+                assert KEY[i:i + 8].lower() not in shown, (call, shown)
+        assert info.value.__context__ is None or isinstance(
+            info.value, IncompleteGenerationError)
+
+
+@given(before=st.text(max_size=60), after=st.text(max_size=60),
+       key=st.text(st.characters(min_codepoint=33, max_codepoint=126, exclude_characters="*%"),
+                   min_size=8, max_size=60),
+       start=st.integers(0, 59), length=st.integers(8, 60), upper=st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_scrub_leaves_no_piece_of_8_characters_in_any_text(
+        before: str, after: str, key: str, start: int, length: int, upper: bool) -> None:
+    piece = key[start:start + length]
+    if len(piece) < 8:
+        piece = key
+    text = before + (piece.upper() if upper else piece) + after
+    out = scrub(text, [key]).lower()
+    low = "".join(c if len(c := ch.lower()) == 1 else ch for ch in key)
+    for i in range(len(low) - 7):
+        assert low[i:i + 8] not in out
