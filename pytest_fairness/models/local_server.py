@@ -52,12 +52,12 @@ import time
 import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..errors import ConfigurationError, ModelCallError
 from ..runtime.optional import require
 from ..runtime.printable import printable
-from ..runtime.secrets import looks_secret, scrub, secret_values
+from ..runtime.secrets import Environment, looks_secret, scrub, secret_values
 from ..validation import check_number, check_text
 
 __all__ = ["LocalServer", "ServerStartError", "free_port", "local_server", "stop_process"]
@@ -228,6 +228,7 @@ class LocalServer:
     ) -> None:
         from .openai_api import check_base_url, check_name
 
+        env = _hidden(env)  # a traceback of this frame shows no value of it
         if isinstance(command, str) or not isinstance(command, Sequence) or not command:
             raise ConfigurationError(
                 "command must be the server's argument list, e.g. [sys.executable, '-m', "
@@ -253,13 +254,11 @@ class LocalServer:
         self.start_timeout = check_number(start_timeout, "start_timeout", above=0.0)
         self.stop_timeout = check_number(stop_timeout, "stop_timeout", above=0.0)
         self.log_path = _check_log_path(log_path)
-        keep = _check_names(secret_env) | ({self.api_key_env} if self.api_key_env else set())
-        full = _check_env(env)
-        self.env = {k: v for k, v in full.items() if k in keep or not looks_secret(k, v)}
-        self.withheld_env = tuple(sorted(set(full) - set(self.env)))
-        """The names of the variables withheld from the server (they look like
-        credentials and the server does not name them)."""
         self.cwd = _check_cwd(cwd)
+        keep = _check_names(secret_env) | ({self.api_key_env} if self.api_key_env else set())
+        self.env, self.withheld_env = _server_env(env, keep)
+        """`withheld_env`: the names of the variables withheld from the server (they look
+        like credentials and the server does not name them)."""
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
         self._finalizer: Any = None
@@ -355,8 +354,9 @@ class LocalServer:
                         args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                         env={**self.env, TAG_VARIABLE: tag}, cwd=self.cwd,
                         start_new_session=True)
-                except OSError as exc:
-                    failed = printable(f"{type(exc).__name__}: {exc.strerror or exc}")
+                except (OSError, ValueError) as exc:
+                    failed = printable(f"{type(exc).__name__}: "
+                                       f"{getattr(exc, 'strerror', None) or exc}")
             if failed:  # raised here, chaining nothing: Popen's frames hold the environment
                 raise ServerStartError(
                     f"could not run the {self._shown} server ({printable(args[0])!r}): "
@@ -486,22 +486,43 @@ def _check_names(names: object) -> set[str]:
     return set(names)
 
 
-def _check_env(env: object) -> dict[str, str]:
+def _hidden(env: Mapping[str, str] | None) -> Mapping[str, str] | None:
+    """`env` (a mapping: the server's environment) behind a view that shows no value in
+    a traceback (`runtime.secrets.Environment`); anything else (None, a wrong type that
+    `_check_env` refuses) as it is."""
+    return Environment(env) if isinstance(env, Mapping) else env
+
+
+def _server_env(env: object, keep: set[str]) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The server's environment (`env`, default this process's) without the variables
+    that look like credentials (`looks_secret`) unless named in `keep`, and the names
+    withheld. Nothing raises once a local holds the values (tracebacks show locals)."""
+    _check_env(env)
+    full = os.environ if env is None else cast("Mapping[str, str]", env)
+    kept = {k: v for k, v in full.items() if k in keep or not looks_secret(k, v)}
+    return kept, tuple(sorted(set(full) - set(kept)))
+
+
+def _check_env(env: object) -> None:
+    """Refuse an `env=` that is not a mapping of str to str fit for a process (keeping no
+    copy of its values in a local: a traceback would show them)."""
     if env is None:
-        return dict(os.environ)
+        return
     if not isinstance(env, Mapping):
         raise ConfigurationError(f"env must be a mapping of str to str (the server's "
                                  f"environment), got {type(env).__name__}")
-    out = {}
-    for key, value in env.items():
-        if not isinstance(key, str) or not isinstance(value, str):
-            raise ConfigurationError(
-                f"env must map str to str; {key!r:.40} -> {type(value).__name__} is not "
-                "(convert numbers with str())")
-        if "\x00" in key or "\x00" in value or "=" in key or not key:
-            raise ConfigurationError(f"env has an invalid variable {key!r:.40}")
-        out[key] = value
-    return out
+    bad = ""
+    for key in env:
+        kind = type(env[key]).__name__
+        if not isinstance(key, str) or kind != "str":
+            bad = (f"env must map str to str; {key!r:.40} -> {kind} is not (convert numbers "
+                   "with str())")
+        elif "\x00" in key or "\x00" in env[key] or "=" in key or not key:
+            bad = f"env has an invalid variable {printable(str(key))!r:.40}"
+        if bad:
+            break
+    if bad:
+        raise ConfigurationError(bad)
 
 
 def _check_cwd(cwd: object) -> Path | None:
@@ -566,6 +587,7 @@ def local_server(
             with server:
                 yield pf.openai_generator(server, temperature=0.7)
     """
+    env = _hidden(env)  # a traceback of this frame shows no value of it
     return LocalServer(command, name=name, log_path=log_path, model=model,
                        api_key_env=api_key_env, host=host,
                        port=port, api_path=api_path, start_timeout=start_timeout,

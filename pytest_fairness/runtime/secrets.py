@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from ..errors import ConfigurationError
 
-__all__ = ["MIN_ECHO", "Secret", "looks_secret", "scrub", "secret_values"]
+__all__ = ["MIN_ECHO", "Environment", "Secret", "looks_secret", "scrub", "secret_values"]
 
 #: The shortest piece of a secret that `scrub` masks: any run of this many characters of
 #: the secret (a secret shorter than this is masked whole).
@@ -92,6 +92,32 @@ class Secret:
     def __reduce_ex__(self, protocol: object) -> tuple[object, ...]:
         raise TypeError(f"{self!r} is never pickled: a secret is read from its environment "
                         "variable where it is used, not stored or sent to another process")
+
+
+class Environment(Mapping[str, str]):
+    """A read-only view of an environment (a process's variables) whose ``repr`` shows
+    how many variables it has, never their values: what a function holding a whole
+    environment keeps in its arguments or locals, so that a traceback printing them
+    (``pytest --full-trace -l``) shows no credential among them."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, str]) -> None:
+        self._data = data
+
+    def __getitem__(self, name: str) -> str:
+        return self._data[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"Environment({len(self._data)} variables, values not shown)"
+
+    __str__ = __repr__
 
 
 def looks_secret(name: str, value: str = "") -> bool:

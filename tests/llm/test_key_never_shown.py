@@ -10,10 +10,12 @@ servers echo the key as careless servers do: whole, upper-cased, percent-encoded
 whole Authorization header, and across the 300-character cut of a quoted message. The run
 also gates a relation that fails (so answers reach every report), starts a server that
 dumps its environment (the key must not be there), and one that was handed the key and
-prints it before it dies (the start error must not show it).
+prints it before it dies (the start error must not show it), and gives a server a bad
+option next to the whole environment (`env={**os.environ, "BAD": 1}`).
 
 The run is repeated with pytest's default traceback, with ``-l --tb=long`` (the arguments
-and locals of every frame) and with ``--tb=native``, each with a JUnit file, the JSON and
+and locals of every frame), with ``--tb=native`` and with ``-l --full-trace -vv`` (the
+package's own frames too, nothing truncated), each with a JUnit file, the JSON and
 HTML fairness reports, a DEBUG log file and the generation cache; none may hold any piece
 of 8 or more characters of the key, in any case, raw or percent-encoded. The same search
 finds the key when the protection is switched off in the subprocess (the `Secret` type
@@ -154,6 +156,12 @@ def test_a_server_gets_no_key_it_does_not_name():
     server.start()
 
 
+def test_a_bad_server_option_next_to_a_whole_environment():
+    import os
+    pf.local_server(["server"], name="x", log_path=ARTIFACTS + "/never.log",
+                    env={{**os.environ, "BAD": 1}})
+
+
 def test_a_server_that_prints_the_key_it_was_given_fails_to_start():
     server = pf.local_server([sys.executable, "-c", DUMP, {named_env!r}], name="key printer",
                              log_path={echo_log!r}, api_key_env="OPENAI_API_KEY",
@@ -213,7 +221,9 @@ def _run(tmp_path: Path, options: list[str], *, protected: bool = True,
     return done.stdout + done.stderr, files
 
 
-RUNS = {"default": [], "long-locals": ["-l", "--tb=long"], "native": ["--tb=native"]}
+RUNS = {"default": [], "long-locals": ["-l", "--tb=long"], "native": ["--tb=native"],
+        # every frame (the package's own too), every local, nothing truncated
+        "full-trace": ["-l", "--full-trace", "-vv"]}
 
 
 @pytest.mark.parametrize("run", RUNS)
@@ -221,8 +231,9 @@ def test_the_key_is_in_no_output(tmp_path: Path, run: str) -> None:
     output, files = _run(tmp_path, RUNS[run])
     count = len(PATHS) * len(ERRORS)
     # every path failed with the error scripted for it (none swallowed it), the gap test
-    # recorded answers (judged on an interval, it passes), and the two server starts failed
-    assert f"{count + 2} failed, 1 passed" in output, output[-3000:]
+    # recorded answers (judged on an interval, it passes), the two server starts and the
+    # server given a bad option next to the whole environment failed
+    assert f"{count + 3} failed, 1 passed" in output, output[-3000:]
     assert "no error was raised on this path" not in output
     assert "discriminatory inputs found" in output, output[-3000:]
     for error in ("HTTP 401", "HTTP 403", "HTTP 429", "HTTP 500", "ReadTimeout",

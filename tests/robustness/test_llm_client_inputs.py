@@ -39,7 +39,13 @@ from pytest_fairness.models.openai_api import (
     openai_generator,
 )
 from pytest_fairness.runtime.printable import unsafe
-from pytest_fairness.runtime.secrets import Secret, looks_secret, scrub, secret_values
+from pytest_fairness.runtime.secrets import (
+    Environment,
+    Secret,
+    looks_secret,
+    scrub,
+    secret_values,
+)
 
 KEY = "sk-proj-Q7wX2mZ9vB4nK8pL3rT6yU1iO5aS0dF"
 
@@ -413,3 +419,13 @@ def test_scrub_leaves_no_piece_of_8_characters_in_any_text(
     low = "".join(c if len(c := ch.lower()) == 1 else ch for ch in key)
     for i in range(len(low) - 7):
         assert low[i:i + 8] not in out
+
+
+def test_an_environment_view_shows_no_value() -> None:
+    env = Environment({"OPENAI_API_KEY": KEY, "PATH": "/usr/bin"})
+    assert KEY not in repr(env)
+    assert KEY not in str(env)
+    assert "2 variables" in repr(env)
+    assert dict(env) == {"OPENAI_API_KEY": KEY, "PATH": "/usr/bin"}
+    assert len(env) == 2
+    assert env["PATH"] == "/usr/bin"
