@@ -429,3 +429,72 @@ def test_an_environment_view_shows_no_value() -> None:
     assert dict(env) == {"OPENAI_API_KEY": KEY, "PATH": "/usr/bin"}
     assert len(env) == 2
     assert env["PATH"] == "/usr/bin"
+
+
+# ---------------------------------------------------------------------- fuzzed server replies
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
+    | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
+                                                                max_size=3),
+    max_leaves=12)
+_CHOICE = st.fixed_dictionaries({}, optional={
+    "index": st.one_of(st.integers(-2, 3), st.text(max_size=3), st.none()),
+    "message": st.one_of(_JSON, st.fixed_dictionaries(
+        {}, optional={"content": st.one_of(st.text(max_size=30), st.none(), _JSON)})),
+    "text": st.one_of(st.text(max_size=30), st.none(), _JSON),
+    "finish_reason": st.one_of(st.sampled_from(["stop", "length"]), _JSON),
+})
+_BODY = st.one_of(
+    st.text(max_size=300),
+    _JSON.map(json.dumps),
+    st.fixed_dictionaries({}, optional={
+        "choices": st.one_of(st.lists(_CHOICE, max_size=3), _JSON),
+        "usage": st.one_of(_JSON, st.dictionaries(
+            st.sampled_from(["prompt_tokens", "completion_tokens", "total_tokens"]),
+            st.one_of(st.integers(-5, 10**12), st.floats(), st.text(max_size=3)))),
+        "error": _JSON,
+    }).map(json.dumps),
+)
+
+
+@pytest.fixture(scope="module")
+def fuzz_stub() -> Iterator[OpenAIStub]:
+    with OpenAIStub() as server:
+        yield server
+
+
+@given(status=st.sampled_from([200, 201, 400, 404, 408, 429, 500, 503]), body=_BODY,
+       retry_after=st.one_of(st.none(), st.text(
+           st.characters(min_codepoint=32, max_codepoint=126), max_size=20)),
+       api=st.sampled_from(["chat", "completions"]))
+@settings(max_examples=100, deadline=None)
+def test_any_server_reply_is_answers_or_a_named_error(
+        fuzz_stub: OpenAIStub, status: int, body: str, retry_after: str | None,
+        api: str) -> None:
+    """Whatever a server answers (status, body, Retry-After), the client returns answers
+    or raises a named, terminal-safe error: never a raw exception, never a hang."""
+    headers = {} if retry_after is None else {"Retry-After": retry_after}
+    fuzz_stub.script.clear()
+    fuzz_stub.script.extend([Reply(status, headers, body=body)] * 2)
+    sleeps: list[float] = []
+    gen = openai_generator(fuzz_stub.url, "m", api=api,  # type: ignore[arg-type]
+                           retries=1, backoff=0.0, timeout=5.0, retry_time=30.0,
+                           sleep=sleeps.append)
+    answers: list[str] = []
+    message = ""
+    try:
+        with time_limit():
+            answers = gen("a", 1, 0)
+    except (ModelCallError, ModelOutputError) as error:
+        message = str(error)
+    finally:
+        gen.close()
+    if message:
+        assert not any(unsafe(ch) for ch in message), repr(message)
+    else:
+        assert 200 <= status < 300
+        assert len(answers) == 1
+        assert isinstance(answers[0], str)
+    assert all(0 <= s <= 30.0 for s in sleeps)
