@@ -332,6 +332,8 @@ class LocalServer:
                 if code is None:
                     return self
                 left = self._daemonized()
+                if left:
+                    _stop_tagged(self._tag, self.stop_timeout)
                 raise ServerStartError(
                     f"the {self._shown} server (pid {self._process.pid}) exited with code "
                     f"{code} after it had started{left}; it is not restarted on its own. "

@@ -451,6 +451,14 @@ if env is not None:  # wait until it serves, as a daemonizing launcher would
 open(sys.argv[3], "w").write(str(child.pid))
 if sys.argv[4] == "wait":
     child.wait()
+if sys.argv[4] == "linger":  # exit a while after the server answers
+    import socket, time
+    for _ in range(200):
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", int(sys.argv[1]))) == 0:
+                break
+        time.sleep(0.05)
+    time.sleep(1.0)
 """
 
 
@@ -513,3 +521,25 @@ def test_a_daemon_that_cleared_its_environment_is_named_by_its_port(tmp_path: Pa
     finally:
         daemon = int(pid_file.read_text())
         os.kill(daemon, signal.SIGKILL)  # the test's own cleanup: it started it
+
+
+def test_a_command_that_daemonizes_after_the_server_answered_is_noticed(
+        tmp_path: Path) -> None:
+    """The launcher waits until its background server answers, then exits: the start
+    succeeds, the next start says the command daemonized and stops what it left."""
+    server, pid_file = _daemon_server(tmp_path, "linger")
+    server.start()
+    daemon = int(pid_file.read_text())
+    assert server.pid is not None
+    deadline = time.monotonic() + 15
+    while server.running and time.monotonic() < deadline:
+        time.sleep(0.05)
+    with pytest.raises(ServerStartError, match=r"(?s)exited with code 0 after it had started, "
+                                               r"leaving process\(es\).*daemonized.*stopped"):
+        server.start()
+    deadline = time.monotonic() + 10
+    while not _gone(daemon) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(daemon)
+    assert not _port_served(server.port)
+    server.stop()
