@@ -93,6 +93,8 @@ if TYPE_CHECKING:
     from .models.openai_api import (
         BudgetExhaustedError,
         IncompleteGenerationError,
+        ResponseTooLargeError,
+        RetryWaitError,
         openai_generator,
     )
     from .models.protected import train_protected_status_model
@@ -162,6 +164,8 @@ _EXPORTS: dict[str, str] = {
     "cached_generator": "models.generation_cache",
     "IncompleteGenerationError": "models.openai_api",
     "BudgetExhaustedError": "models.openai_api",
+    "RetryWaitError": "models.openai_api",
+    "ResponseTooLargeError": "models.openai_api",
     "causal_lm": "models.likelihood",
     "masked_lm": "models.likelihood",
     "LikelihoodModel": "models.likelihood",

@@ -331,10 +331,10 @@ class _LogprobGenerator(OpenAIGenerator):
     """The OpenAI client asking for the first token's top log-probabilities; each answer
     carries them (encoded after `_LOGPROB_MARK`, so the generation cache keeps them)."""
 
-    def _answers(self, response: Any, key: str | None) -> list[str]:
-        texts = super()._answers(response, key)
+    def _answers(self, text: str, status: int, auth: Any) -> list[str]:
+        texts = super()._answers(text, status, auth)
         try:
-            choices = response.json()["choices"]
+            choices = json.loads(text)["choices"]
             ordered = sorted(choices, key=lambda c: c.get("index", 0)
                              if isinstance(c.get("index", 0), int) else 0)
         except (ValueError, KeyError, TypeError, AttributeError):

@@ -14,12 +14,24 @@ allows.
 
 Failures: a 429, a 5xx, a timeout or a connection error is retried (`retries` times, after
 `min(backoff * 2**k * (1 + u/2), MAX_BACKOFF)` seconds, u from a `random.Random(jitter_seed)`,
-or after the server's `Retry-After`, seconds or an HTTP date, capped at `MAX_BACKOFF`);
-another 4xx fails at once with `ModelCallError` naming the status and the server's message;
-a body that is not the API's JSON raises `ModelOutputError`. A budget (`max_requests`,
+or after the server's `Retry-After`, seconds or an HTTP date), for at most `retry_time`
+seconds per request: a `Retry-After` asking for longer than what is left raises
+`RetryWaitError` at once; another 4xx fails at once with `ModelCallError` naming the status
+and the server's message; a body that is not the API's JSON raises `ModelOutputError`, one
+larger than `max_response_bytes` (decompressed) `ResponseTooLargeError`. `timeout` bounds
+each request as a whole (connecting, sending, waiting and reading: `http_deadline`), so a
+server trickling its answer a byte at a time times out too. A budget (`max_requests`,
 `max_tokens_total`) stops the generator cleanly with `BudgetExhaustedError`, which keeps
-the answers already received. The API key is read from its environment variable at each
-call and never appears in `repr`, `fingerprint`, an exception or a log line.
+the answers already received.
+
+The API key is read from its environment variable at each call into a
+`runtime.secrets.Secret` and put on the request by an httpx auth at the moment it is sent:
+no function here takes it as a string and no frame keeps it in a variable, so pytest's
+tracebacks (``--tb=long``, ``-l``) and JUnit files cannot show it; every message quoting a
+server or a network error is scrubbed of the key (and of its pieces, in any case or
+percent-encoded) before it is cut, and made terminal-safe (`runtime.printable`); no
+exception raised here chains an httpx exception. The key never appears in `repr`,
+`fingerprint`, an exception or a log line.
 
 httpx is imported inside the functions that need it.
 """
@@ -31,10 +43,10 @@ import enum
 import json
 import logging
 import math
-import os
 import random
 import threading
 import time
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -44,8 +56,16 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ConfigurationError, ModelCallError, ModelOutputError
 from ..runtime.optional import require
+from ..runtime.printable import printable, unsafe
+from ..runtime.secrets import Secret
 from ..validation import check_bool, check_int, check_number, check_text
-from .checks import DEFAULT_BACKOFF, DEFAULT_RETRIES, MAX_BACKOFF, check_remote_options
+from .checks import (
+    DEFAULT_BACKOFF,
+    DEFAULT_RETRIES,
+    DEFAULT_RETRY_TIME,
+    MAX_BACKOFF,
+    check_remote_options,
+)
 from .checks import check_stop as _check_stop
 from .local_server import LocalServer
 
@@ -55,10 +75,13 @@ if TYPE_CHECKING:
 __all__ = [
     "API_KINDS",
     "DEFAULT_KEY_ENV",
+    "DEFAULT_MAX_RESPONSE_BYTES",
     "BudgetExhaustedError",
     "GenerationStats",
     "IncompleteGenerationError",
     "OpenAIGenerator",
+    "ResponseTooLargeError",
+    "RetryWaitError",
     "check_base_url",
     "check_name",
     "openai_generator",
@@ -82,6 +105,13 @@ API_KINDS = ("chat", "completions")
 _RESERVED = frozenset({"model", "messages", "prompt", "n", "seed", "temperature",
                        "max_tokens", "stop", "stream"})
 _RETRIED_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+#: `max_response_bytes`' default: the most bytes one response body may hold, decompressed
+#: (8 MiB; a chat answer of a few thousand tokens is a few kilobytes).
+DEFAULT_MAX_RESPONSE_BYTES = 8 * 2**20
+#: Characters of a server's message (error body) quoted in an error.
+_QUOTED = 300
+#: Characters read past a cut before scrubbing, so a key echoed across the cut is masked.
+_SCRUB_MARGIN = 4096
 _log = logging.getLogger(__name__)
 
 
@@ -105,6 +135,23 @@ class BudgetExhaustedError(IncompleteGenerationError):
     was spent and which prompts were not answered, `answers` keeps those that were."""
 
 
+class RetryWaitError(ModelCallError):
+    """The server asked (``Retry-After``) to wait longer before a retry than what is left
+    of the request's `retry_time`: raised at once instead of waiting. `wait` is the
+    seconds asked for, `left` those `retry_time` had left."""
+
+    def __init__(self, message: str, *, wait: float = 0.0, left: float = 0.0) -> None:
+        super().__init__(message)
+        self.wait = wait
+        self.left = left
+
+
+class ResponseTooLargeError(ModelOutputError):
+    """A response body grew past the generator's `max_response_bytes` (counted
+    decompressed): a body that never ends, or a compressed one that expands without
+    bound. The request is not retried."""
+
+
 @dataclass(frozen=True)
 class GenerationStats:
     """What a generator has done so far: HTTP `requests` sent (retries included),
@@ -122,12 +169,44 @@ class GenerationStats:
     cut: int = 0
 
 
-class _Retryable(Exception):
-    """A failure worth retrying: its scrubbed description and the server's Retry-After."""
+@dataclass(frozen=True)
+class _Failure:
+    """A failed attempt, described by scrubbed, terminal-safe text (never the exception
+    itself, so nothing raised later chains it): `retryable` or not, the server's
+    ``Retry-After`` as sent, and the error class when it is not `ModelCallError`."""
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    reason: str
+    retryable: bool
+    retry_after: str | None = None
+    kind: type[Exception] = ModelCallError
+
+
+class _BodyError(Exception):
+    """The body could not be read within the limits (size, encoding, deadline)."""
+
+    def __init__(self, message: str, kind: type[Exception] = ModelOutputError,
+                 retryable: bool = False) -> None:
         super().__init__(message)
-        self.retry_after = retry_after
+        self.kind = kind
+        self.retryable = retryable
+
+
+class _Bearer:
+    """httpx auth (a callable request -> request) that writes the bearer header from a
+    `Secret` as the request leaves: the key is revealed inside one expression, never
+    held by a variable of any frame a traceback could show."""
+
+    __slots__ = ("secret",)
+
+    def __init__(self, secret: Secret) -> None:
+        self.secret = secret
+
+    def __call__(self, request: httpx.Request) -> httpx.Request:
+        request.headers["Authorization"] = "Bearer " + self.secret.reveal()
+        return request
+
+    def __repr__(self) -> str:
+        return f"_Bearer({self.secret!r})"
 
 
 class _Stopped(Exception):
@@ -159,6 +238,8 @@ class OpenAIGenerator:
         extra_body: Mapping[str, Any] | None = None,
         jitter_seed: int = 0,
         sleep: Callable[[float], None] = time.sleep,
+        retry_time: float = DEFAULT_RETRY_TIME,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         self.server: LocalServer | None = None
         if isinstance(base_url, LocalServer):
@@ -171,7 +252,7 @@ class OpenAIGenerator:
                 "model is missing: name the model requests use, e.g. "
                 "openai_generator(base_url, 'gpt-4o-mini') (a LocalServer created with "
                 "model= supplies it)")
-        self.model = check_name(model, "model")
+        self.model = _check_sendable(check_name(model, "model"), "model")
         if not isinstance(api, str) or api not in API_KINDS:
             raise ConfigurationError(
                 f"api={api!r:.60} must be 'chat' (POST /chat/completions, with messages) or "
@@ -182,7 +263,8 @@ class OpenAIGenerator:
             api_key_env = self.server.api_key_env if self.server else "OPENAI_API_KEY"
         self.api_key_env = None if api_key_env is None else check_name(
             api_key_env, "api_key_env")
-        self.system = None if system is None else check_text(system, "system")
+        self.system = None if system is None else _check_sendable(
+            check_text(system, "system"), "system")
         if self.system is not None and api == "completions":
             raise ConfigurationError(
                 "system= needs api='chat': the completions endpoint takes one prompt and "
@@ -191,14 +273,19 @@ class OpenAIGenerator:
         self.temperature = check_number(temperature, "temperature", minimum=0.0)
         self.max_tokens = check_int(max_tokens, "max_tokens", minimum=1)
         self.stop = _check_stop(stop)
+        for i, piece in enumerate(self.stop or ()):
+            _check_sendable(piece, f"stop[{i}]")
         self.seed_param = check_bool(seed_param, "seed_param")
         self.n_param = check_bool(n_param, "n_param")
         checked = check_remote_options(concurrency, retries, backoff, seed=jitter_seed,
-                                       sleep=sleep)
+                                       sleep=sleep, retry_time=retry_time)
         self.concurrency: int = checked["concurrency"]
         self.retries: int = checked["retries"]
         self.backoff: float = checked["backoff"]
+        self.retry_time: float = checked["retry_time"]
         self.timeout = check_number(timeout, "timeout", above=0.0)
+        self.max_response_bytes = check_int(max_response_bytes, "max_response_bytes",
+                                            minimum=1024)
         self.max_requests = None if max_requests is None else check_int(
             max_requests, "max_requests", minimum=1)
         self.max_tokens_total = None if max_tokens_total is None else check_int(
@@ -259,14 +346,15 @@ class OpenAIGenerator:
         """`n` answers to `prompt` (sample i sent with seed `seed + i` where the server
         takes a seed). A failure raises `ModelCallError` (`BudgetExhaustedError` when the
         budget is spent), a malformed response `ModelOutputError`."""
-        check_text(prompt, "prompt")
+        _check_sendable(check_text(prompt, "prompt"), "prompt")
         try:
             return self.generate_many([prompt], n, seed)[0]
         except IncompleteGenerationError as exc:
-            if isinstance(exc, BudgetExhaustedError):
-                raise
-            cause = exc.__cause__
-            raise (cause if isinstance(cause, ModelCallError) else exc) from cause
+            failure: Exception = exc
+            if not isinstance(exc, BudgetExhaustedError) and isinstance(exc.__cause__,
+                                                                        ModelCallError):
+                failure = exc.__cause__  # the request's own error: one prompt, no list
+        raise failure  # outside the handler: nothing else chained
 
     def generate_many(self, prompts: Sequence[str], n: int, seed: int) -> list[list[str]]:
         """`n` answers to each prompt, in input order, with requests running
@@ -280,12 +368,13 @@ class OpenAIGenerator:
             raise ConfigurationError(
                 f"prompts must be a list of prompts, not one string; wrap it: [{prompts!r:.60}]"
             )
-        texts = [check_text(p, f"prompts[{i}]") for i, p in enumerate(prompts)]
+        texts = [_check_sendable(check_text(p, f"prompts[{i}]"), f"prompts[{i}]")
+                 for i, p in enumerate(prompts)]
         count = check_int(n, "n", minimum=1)
         first_seed = check_int(seed, "seed", minimum=0)
         if not texts:
             return []
-        key = self._api_key()
+        auth = self._auth()
         client = self._http()
         if self._n_supported:
             tasks = [(j, 0, count) for j in range(len(texts))]
@@ -299,7 +388,7 @@ class OpenAIGenerator:
                 raise _Stopped
             j, first, size = task
             try:
-                return j, first, self._sample(client, key, texts[j], first, size, first_seed)
+                return j, first, self._sample(client, auth, texts[j], first, size, first_seed)
             except Exception:
                 stop.set()  # no new request once one has failed for good
                 raise
@@ -341,16 +430,16 @@ class OpenAIGenerator:
 
     # ------------------------------------------------------------------ one request
 
-    def _sample(self, client: httpx.Client, key: str | None, prompt: str, first: int,
-                size: int, seed: int) -> list[str]:
+    def _sample(self, client: httpx.Client, auth: _Bearer | None, prompt: str,
+                first: int, size: int, seed: int) -> list[str]:
         """Answers first .. first + size - 1 to `prompt`: one request with ``n=size``,
         completed sample by sample if the server returns fewer choices."""
-        answers = self._request(client, key, prompt, size, seed + first)[:size]
+        answers = self._request(client, auth, prompt, size, seed + first)[:size]
         if len(answers) < size:
             with self._lock:
                 self._n_supported = False  # the server ignores n=: one request per sample
             for i in range(first + len(answers), first + size):
-                answers.extend(self._request(client, key, prompt, 1, seed + i)[:1])
+                answers.extend(self._request(client, auth, prompt, 1, seed + i)[:1])
         return answers
 
     def _body(self, prompt: str, n: int, seed: int) -> dict[str, Any]:
@@ -370,54 +459,105 @@ class OpenAIGenerator:
             body["stop"] = list(self.stop)
         return body
 
-    def _request(self, client: httpx.Client, key: str | None, prompt: str, n: int,
+    def _request(self, client: httpx.Client, auth: _Bearer | None, prompt: str, n: int,
                  seed: int) -> list[str]:
-        """One call of the API, retried on 429, 5xx, timeouts and connection errors."""
-        import httpx
-
+        """One call of the API, retried on 429, 5xx, timeouts and connection errors for at
+        most `retry_time` seconds. Every error is raised outside an exception handler, so
+        none chains an httpx exception (whose text or request may hold the key)."""
         url = self.base_url + ("/chat/completions" if self.api == "chat" else "/completions")
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
         body = self._body(prompt, n, seed)
         attempt = 0
+        start = time.monotonic()
+        waited = 0.0  # as asked of sleep: a fake sleep in a test counts too
         while True:
-            self._spend_request(key)
-            try:
-                response = client.post(url, json=body, headers=headers)
-                if response.status_code in _RETRIED_STATUS:
-                    raise _Retryable(
-                        f"HTTP {response.status_code} from {url}: "
-                        f"{_server_message(response, key)}",
-                        _retry_after(response.headers.get("retry-after")),
-                    )
-                if response.status_code >= 400:
-                    raise ModelCallError(
-                        f"the server refused the request: HTTP {response.status_code} from "
-                        f"{url}: {_server_message(response, key)}"
-                        + _hint(response.status_code, self.api_key_env)
-                    )
-                return self._answers(response, key)
-            except (_Retryable, httpx.TransportError) as exc:
-                if isinstance(exc, _Retryable):
-                    reason, wait = str(exc), exc.retry_after
-                else:
-                    reason = _scrub(f"{type(exc).__name__}: {exc} ({url})", key)
-                    wait = None
-                if attempt >= self.retries:
-                    raise ModelCallError(
-                        f"{reason} -- gave up after {attempt + 1} attempt(s) (retries="
-                        f"{self.retries}); pass a larger retries= or backoff=, or check "
-                        "the server"
-                    ) from None
-                with self._lock:
-                    self._stats = replace(self._stats, retries=self._stats.retries + 1)
-                    jitter = 1.0 + self._random.random() / 2
-                delay = (min(wait, MAX_BACKOFF) if wait is not None else min(
-                    self.backoff * 2.0 ** min(attempt, 64) * jitter, MAX_BACKOFF))
-                _log.info("retrying in %.3g s after %s", delay, reason)
-                self._sleep(delay)
-                attempt += 1
+            self._spend_request()
+            outcome = self._attempt(client, auth, url, body)
+            if not isinstance(outcome, _Failure):
+                return outcome
+            if not outcome.retryable:
+                raise _error(outcome.kind, outcome.reason, auth)
+            if attempt >= self.retries:
+                raise _error(ModelCallError, (
+                    f"{outcome.reason} -- gave up after {attempt + 1} attempt(s) (retries="
+                    f"{self.retries}); pass a larger retries= or backoff=, or check the "
+                    "server"), auth)
+            left = self.retry_time - max(time.monotonic() - start, waited)
+            asked = _retry_after(outcome.retry_after)
+            if asked is not None and asked > left:
+                raise _error(RetryWaitError, (
+                    f"{outcome.reason} -- the server asks to wait {asked:.4g} s before a "
+                    f"retry (Retry-After: {printable(str(outcome.retry_after))[:40]}), more "
+                    f"than the {max(left, 0.0):.4g} s left of retry_time={self.retry_time:g} "
+                    "s; pass a larger retry_time= to wait that long, or send fewer "
+                    "requests at once (concurrency=)"), auth, wait=asked, left=left)
+            if left <= 0:
+                raise _error(ModelCallError, (
+                    f"{outcome.reason} -- gave up after {attempt + 1} attempt(s): "
+                    f"retry_time={self.retry_time:g} s spent with {self.retries - attempt} "
+                    "retries left; pass a larger retry_time= to keep retrying longer"), auth)
+            with self._lock:
+                self._stats = replace(self._stats, retries=self._stats.retries + 1)
+                jitter = 1.0 + self._random.random() / 2
+            delay = asked if asked is not None else min(
+                self.backoff * 2.0 ** min(attempt, 64) * jitter, MAX_BACKOFF, left)
+            _log.info("retrying in %.3g s after %s", delay, outcome.reason)
+            self._sleep(delay)
+            waited += delay
+            attempt += 1
 
-    def _spend_request(self, key: str | None) -> None:
+    def _attempt(self, client: httpx.Client, auth: _Bearer | None, url: str,
+                 body: dict[str, Any]) -> list[str] | _Failure:
+        """One HTTP request: the answers, or the failure described in scrubbed text. The
+        whole request (connect, send, wait, read) ends within `timeout` seconds
+        (`http_deadline`), and its body is read up to `max_response_bytes`."""
+        import httpx
+
+        from . import http_deadline
+
+        failure: _Failure | None = None
+        status = 0
+        payload = b""
+        charset: str | None = None
+        retry_after: str | None = None
+        try:
+            with http_deadline.deadline(self.timeout), client.stream(
+                    "POST", url, json=body, auth=auth, headers=_ACCEPT) as response:
+                status = response.status_code
+                retry_after = response.headers.get("retry-after")
+                charset = response.charset_encoding
+                payload = _read_body(response, self.max_response_bytes)
+        except httpx.TimeoutException as exc:
+            failure = _Failure(_quoted(
+                f"{type(exc).__name__}: no complete response within timeout="
+                f"{self.timeout:g} s (the whole request: connecting, sending, waiting and "
+                f"reading) ({url})", auth), retryable=True)
+        except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+            failure = _Failure(_quoted(f"{type(exc).__name__}: {exc} ({url})", auth),
+                               retryable=True)
+        except httpx.HTTPError as exc:
+            failure = _Failure(_quoted(
+                f"{type(exc).__name__}: {exc} ({url}); check base_url and the server",
+                auth), retryable=False)
+        except _BodyError as exc:
+            failure = _Failure(_quoted(f"{exc} (HTTP {status} from {url})", auth),
+                               retryable=exc.retryable, kind=exc.kind)
+        if failure is not None:
+            return failure
+        text = _decoded(payload, charset)
+        if status in _RETRIED_STATUS:
+            return _Failure(f"HTTP {status} from {url}: {_server_message(text, auth)}",
+                            retryable=True, retry_after=retry_after)
+        if status >= 400:
+            return _Failure(
+                f"the server refused the request: HTTP {status} from {url}: "
+                f"{_server_message(text, auth)}" + _hint(status, self.api_key_env),
+                retryable=False)
+        try:
+            return self._answers(text, status, auth)
+        except _BodyError as exc:  # raised by the caller, whose frame holds no server text
+            return _Failure(str(exc), retryable=False, kind=exc.kind)
+
+    def _spend_request(self) -> None:
         """Count one request, or raise `BudgetExhaustedError` when the budget is spent."""
         with self._lock:
             s = self._stats
@@ -435,38 +575,44 @@ class OpenAIGenerator:
                 )
             self._stats = replace(s, requests=s.requests + 1)
 
-    def _answers(self, response: httpx.Response, key: str | None) -> list[str]:
-        """The answers of a 2xx response, in choice order, counted in `stats`."""
+    def _answers(self, text: str, status: int, auth: _Bearer | None) -> list[str]:
+        """The answers of a 2xx response's body `text`, in choice order, counted in
+        `stats`. A malformed body raises `_BodyError`, which `_attempt` turns into a
+        failure raised by `_request`: a traceback then shows no frame holding the body
+        (which may echo the key)."""
+        data: Any = None
+        problem = ""
         try:
-            data = response.json()
+            data = json.loads(text)
         except ValueError:
-            raise ModelOutputError(
-                f"the server's response is not JSON (HTTP {response.status_code}): "
-                f"{_scrub(response.text[:200], key)!r}; is base_url an OpenAI-compatible "
-                "API (e.g. http://127.0.0.1:8000/v1)?"
-            ) from None
+            problem = "is not JSON"
+        except RecursionError:
+            problem = "is JSON nested too deeply to read"
+        if problem:
+            raise _BodyError(
+                f"the server's response {problem} (HTTP {status}): "
+                f"{_quoted(repr(text), auth, 200)}; is base_url an OpenAI-compatible API "
+                "(e.g. http://127.0.0.1:8000/v1)?")
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices:
-            raise ModelOutputError(
-                f"the server's response has no choices: {_scrub(str(data)[:200], key)}; "
-                f"an OpenAI-compatible {self.api} response has a non-empty 'choices' list"
-            )
+            raise _BodyError(
+                f"the server's response has no choices: {_quoted(str(data), auth, 200)}; "
+                f"an OpenAI-compatible {self.api} response has a non-empty 'choices' list")
         answers: list[str] = []
         cut = empty = 0
         ordered = sorted(choices, key=lambda c: c.get("index", 0) if isinstance(c, dict)
                          and isinstance(c.get("index", 0), int) else 0)
         for choice in ordered:
-            text = _choice_text(choice, self.api)
-            if text is None:
-                raise ModelOutputError(
+            answer = _choice_text(choice, self.api)
+            if answer is None:
+                raise _BodyError(
                     f"a choice of the server's response has no answer text: "
-                    f"{_scrub(str(choice)[:200], key)}; expected "
+                    f"{_quoted(str(choice), auth, 200)}; expected "
                     + ("choices[i].message.content" if self.api == "chat"
-                       else "choices[i].text")
-                )
-            answers.append(text)
+                       else "choices[i].text"))
+            answers.append(answer)
             cut += choice.get("finish_reason") == "length"
-            empty += text == ""
+            empty += answer == ""
         usage = data.get("usage")
         tokens = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
         if isinstance(usage, dict):
@@ -488,31 +634,25 @@ class OpenAIGenerator:
 
     # ------------------------------------------------------------------ plumbing
 
-    def _api_key(self) -> str | None:
-        if self.api_key_env is None:
-            return None
-        key = os.environ.get(self.api_key_env)
-        if not key:
-            raise ConfigurationError(
-                f"the API key environment variable {self.api_key_env} is not set (or "
-                f"empty); export {self.api_key_env}=<your key>, or pass api_key_env=None "
-                "for a server without authentication"
-            )
-        return key
+    def _auth(self) -> _Bearer | None:
+        """The bearer auth of the key in `api_key_env`, read now (None: no key sent)."""
+        return _key_auth(self.api_key_env)
 
     def _http(self) -> httpx.Client:
         httpx = require("httpx", "OpenAI-compatible models (openai_generator)")
 
         if self.server is not None:
             self.server.start()  # idempotent: starts it before the first request only
+        from . import http_deadline
+
         with self._lock:
             if self._client is None:
-                self._client = httpx.Client(
-                    timeout=httpx.Timeout(self.timeout),
-                    limits=httpx.Limits(max_connections=self.concurrency,
-                                        max_keepalive_connections=self.concurrency),
-                    trust_env=False,
-                )
+                limits = httpx.Limits(max_connections=self.concurrency,
+                                      max_keepalive_connections=self.concurrency)
+                transport = httpx.HTTPTransport(limits=limits, trust_env=False)
+                http_deadline.install(transport, limits)
+                self._client = httpx.Client(timeout=httpx.Timeout(self.timeout),
+                                            transport=transport, trust_env=False)
             return self._client
 
 
@@ -537,6 +677,8 @@ def openai_generator(
     extra_body: Mapping[str, Any] | None = None,
     jitter_seed: int = 0,
     sleep: Callable[[float], None] = time.sleep,
+    retry_time: float = DEFAULT_RETRY_TIME,
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
 ) -> OpenAIGenerator:
     """A `TextGenerator` sampling answers from an OpenAI-compatible server.
 
@@ -556,10 +698,17 @@ def openai_generator(
     a server that returns fewer is then asked one sample per request, sample i with seed
     ``seed + i`` (`seed_param=False` sends no seed, for servers that refuse the field).
 
-    Requests run `concurrency` at a time, each with a `timeout` in seconds. A 429, 5xx,
-    timeout or connection error is retried `retries` times after an exponential backoff
-    with jitter (`backoff` seconds first, a `random.Random(jitter_seed)`, capped at
-    `MAX_BACKOFF`), or after the server's ``Retry-After``. `max_requests` (HTTP requests,
+    Requests run `concurrency` at a time; `timeout` (seconds) bounds each request as a
+    whole, connecting, sending, waiting and reading (a server trickling bytes times out
+    too), and its body may hold at most `max_response_bytes` bytes decompressed (default
+    8 MiB; more raises `ResponseTooLargeError`). A 429, 5xx, timeout or connection error
+    is retried `retries` times after an exponential backoff with jitter (`backoff` seconds
+    first, a `random.Random(jitter_seed)`, capped at `MAX_BACKOFF`), or after the
+    server's ``Retry-After``, for at most `retry_time` seconds per request (default 60):
+    a ``Retry-After`` asking for longer than what is left raises `RetryWaitError` at
+    once, without waiting. Prompts, `system`, `stop` and `extra_body` must be text UTF-8
+    can encode (a lone surrogate is a `ConfigurationError` naming the prompt's index);
+    `base_url` may hold no space or control character. `max_requests` (HTTP requests,
     retries included) and `max_tokens_total` (tokens of ``usage``) bound what the
     generator spends in its lifetime: past them it raises `BudgetExhaustedError` (a
     request in flight finishes; its answers are kept). `sleep` is the waiting function
@@ -571,6 +720,7 @@ def openai_generator(
         n_param=n_param, concurrency=concurrency, retries=retries, backoff=backoff,
         timeout=timeout, max_requests=max_requests, max_tokens_total=max_tokens_total,
         extra_body=extra_body, jitter_seed=jitter_seed, sleep=sleep,
+        retry_time=retry_time, max_response_bytes=max_response_bytes,
     )
 
 
@@ -592,24 +742,24 @@ def wait_until_ready(
     base = check_base_url(base_url)
     limit = check_number(timeout, "timeout", above=0.0)
     pause = check_number(interval, "interval", above=0.0)
-    key = None if api_key_env is None else os.environ.get(check_name(api_key_env,
-                                                                      "api_key_env"))
+    auth = None if api_key_env is None else _key_auth(check_name(api_key_env, "api_key_env"),
+                                                      required=False)
     parts = urlsplit(base)
     urls = [base + "/models", urlunsplit((parts.scheme, parts.netloc, "/health", "", ""))]
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
     deadline = time.monotonic() + limit
     last = "no answer yet"
     with httpx.Client(timeout=min(limit, 5.0), trust_env=False) as client:
         while True:
             for url in urls:
+                status = 0
                 try:
-                    response = client.get(url, headers=headers)
+                    status = client.get(url, auth=auth).status_code
                 except httpx.HTTPError as exc:
-                    last = _scrub(f"{type(exc).__name__}: {exc}", key)
+                    last = _quoted(f"{type(exc).__name__}: {exc}", auth)
                     continue
-                if response.is_success:
+                if 200 <= status < 300:
                     return url
-                last = f"HTTP {response.status_code} from {url}"
+                last = f"HTTP {status} from {url}"
             if alive is not None and not alive():
                 raise ModelCallError(
                     f"the server at {base} exited before it was ready (last: {last}); see "
@@ -636,11 +786,28 @@ def check_base_url(url: object) -> str:
             f"base_url must be the API's URL as a string, got {type(url).__name__}; e.g. "
             "base_url='http://127.0.0.1:8000/v1'"
         )
-    parts = urlsplit(url.strip())
+    bad = next((ch for ch in url.strip() if unsafe(ch) or ch.isspace()), None)
+    if bad is not None:
+        raise ConfigurationError(
+            f"base_url has the character {bad!r} in it ({printable(_strip_credentials(url))!r:.80}"
+            "): a URL holds no space, newline or control character (a newline would "
+            "write a header of its own); e.g. base_url='http://127.0.0.1:8000/v1'"
+        )
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 - a port that is not a number raises here
+    except ValueError as exc:
+        reason = str(exc)
+        parts = None
+    if parts is None:
+        raise ConfigurationError(
+            f"base_url {printable(_strip_credentials(url))!r:.80} is not a valid URL "
+            f"({reason}); e.g. base_url='http://127.0.0.1:8000/v1'")
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigurationError(
             f"base_url must be an http:// or https:// URL with a host, got "
-            f"{_strip_credentials(url)!r:.80}; e.g. base_url='http://127.0.0.1:8000/v1'"
+            f"{_strip_credentials(url)!r:.80} (no scheme? write it out: http://...); e.g. "
+            "base_url='http://127.0.0.1:8000/v1'"
         )
     if parts.username or parts.password:
         raise ConfigurationError(
@@ -656,7 +823,10 @@ def check_base_url(url: object) -> str:
 
 
 def _strip_credentials(url: str) -> str:
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "(an unreadable URL)"
     host = parts.netloc.rsplit("@", 1)[-1]
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
@@ -686,12 +856,16 @@ def _check_extra_body(extra: object) -> dict[str, Any]:
             f"extra_body sets {', '.join(clash)}, which the generator sets itself; pass "
             "them as options (model=, temperature=, max_tokens=, stop=) or drop them"
         )
+    problem = ""
     try:
-        json.dumps(dict(extra), allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise ConfigurationError(
-            f"extra_body must be JSON-serialisable: {exc}"
-        ) from None
+        json.dumps(dict(extra), allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        problem = (f"it holds a lone surrogate ({exc.object[exc.start]!r}), which UTF-8 "
+                   "cannot encode; fix the text's decoding")
+    except (TypeError, ValueError, RecursionError) as exc:
+        problem = printable(str(exc))[:200]
+    if problem:
+        raise ConfigurationError(f"extra_body must be JSON-serialisable: {problem}")
     return dict(extra)
 
 
@@ -708,13 +882,13 @@ def _choice_text(choice: object, api: str) -> str | None:
     return "" if text is None and "text" in choice else text if isinstance(text, str) else None
 
 
-def _server_message(response: httpx.Response, key: str | None) -> str:
+def _server_message(text: str, auth: _Bearer | None) -> str:
     """The server's error message (``error.message`` of an OpenAI error body, else the
-    start of the body), with the API key blanked out."""
-    text = response.text
+    start of the body), scrubbed of the API key, cut and made terminal-safe."""
+    data: Any = None
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         data = None
     if isinstance(data, dict):
         err = data.get("error", data.get("detail", data.get("message")))
@@ -722,16 +896,118 @@ def _server_message(response: httpx.Response, key: str | None) -> str:
             err = err.get("message", err)
         if err is not None:
             text = str(err)
-    return _scrub(text.strip()[:300] or "(empty body)", key)
+    return _quoted(text.strip(), auth) or "(empty body)"
 
 
-def _scrub(text: str, key: str | None) -> str:
-    """`text` with the API key (and its longer substrings) replaced by ``***``."""
-    if key:
-        text = text.replace(key, "***")
-        if len(key) >= 12:  # a server that echoes part of the key
-            text = text.replace(key[:-4], "***").replace(key[4:], "***")
+def _quoted(text: str, auth: _Bearer | None, limit: int = _QUOTED) -> str:
+    """`text` to quote in an error: scrubbed of the key first (its start, long enough
+    that an echo crossing the cut is masked whole), then cut to `limit` characters, then
+    made terminal-safe (`printable`)."""
+    head = text[:limit + _SCRUB_MARGIN]
+    if auth is not None:
+        head = auth.secret.scrub(head)
+    return printable(head[:limit] + ("..." if len(head) > limit else ""))
+
+
+def _error(kind: type[Exception], message: str, auth: _Bearer | None,
+           **fields: Any) -> Exception:
+    """The error to raise, its whole message scrubbed of the key once more."""
+    text = message if auth is None else auth.secret.scrub(message)
+    return kind(text, **fields)
+
+
+def _key_auth(variable: str | None, *, required: bool = True) -> _Bearer | None:
+    """The bearer auth of the key held by the environment variable `variable`, read now;
+    None when `variable` is None (or, not `required`, unset). A key that cannot go into
+    a header is refused without being shown."""
+    if variable is None:
+        return None
+    secret = Secret.from_env(variable)
+    if secret is None:
+        if not required:
+            return None
+        raise ConfigurationError(
+            f"the API key environment variable {variable} is not set (or empty); export "
+            f"{variable}=<your key>, or pass api_key_env=None for a server without "
+            "authentication")
+    if not secret.is_token():
+        raise ConfigurationError(
+            f"the API key in ${variable} has a space, a control or a non-ASCII character, "
+            "which an HTTP header cannot carry; check the variable (a stray newline or "
+            "quote when it was exported?)")
+    return _Bearer(secret)
+
+
+def _check_sendable(text: str, name: str) -> str:
+    """`text`, which goes into a request body, refused when UTF-8 cannot encode it (a
+    lone surrogate, e.g. from bytes decoded with ``surrogateescape``)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ConfigurationError(
+            f"{name} has a lone surrogate {exc.object[exc.start]!r} at character "
+            f"{exc.start} ({printable(text[max(exc.start - 20, 0):exc.start + 20])!r}), which "
+            "cannot be sent (UTF-8 cannot encode it); fix how the text was decoded, or "
+            "drop the character (text.encode('utf-8', 'replace').decode())") from None
     return text
+
+
+#: Request headers: compressed answers only as gzip, which `_read_body` decodes in
+#: bounded steps.
+_ACCEPT = {"Accept-Encoding": "gzip"}
+
+
+def _read_body(response: httpx.Response, limit: int) -> bytes:
+    """The body of a streamed `response`, decompressed, at most `limit` bytes (else
+    `ResponseTooLargeError`): a gzip bomb is stopped after `limit` bytes of output."""
+    from . import http_deadline
+
+    coding = response.headers.get("content-encoding", "").strip().lower()
+    decoder = None
+    if coding in ("gzip", "x-gzip", "deflate"):
+        decoder = zlib.decompressobj(zlib.MAX_WBITS | 32)  # gzip or zlib header
+    elif coding not in ("", "identity"):
+        raise _BodyError(
+            f"the server answered with Content-Encoding {printable(coding)[:40]!r}, which "
+            "the client did not ask for (it accepts gzip or none)")
+    too_large = _BodyError(
+        f"the server's response is larger than max_response_bytes={limit} (decompressed): "
+        "a body that does not end, or one that expands without bound; pass a larger "
+        "max_response_bytes= if the answers really are that long",
+        kind=ResponseTooLargeError)
+    out = bytearray()
+    received = 0
+    for raw in response.iter_raw():
+        if http_deadline.expired():
+            raise _BodyError("the response did not end in time", kind=ModelCallError,
+                             retryable=True)
+        received += len(raw)
+        if decoder is None:
+            out += raw
+        else:
+            try:
+                out += decoder.decompress(raw, limit + 1 - len(out))
+            except zlib.error as exc:
+                raise _BodyError(f"the server's {coding} body does not decompress ({exc})"
+                                 ) from None
+            if decoder.unconsumed_tail:
+                raise too_large
+        if len(out) > limit or received > limit:
+            raise too_large
+    if decoder is not None:
+        out += decoder.flush()
+        if len(out) > limit:
+            raise too_large
+    return bytes(out)
+
+
+def _decoded(payload: bytes, charset: str | None) -> str:
+    """The body as text, in its declared charset (UTF-8 when none or an unknown one),
+    undecodable bytes replaced."""
+    try:
+        return payload.decode(charset or "utf-8", errors="replace")
+    except LookupError:
+        return payload.decode("utf-8", errors="replace")
 
 
 def _hint(status: int, env: str | None) -> str:
@@ -759,7 +1035,7 @@ def _retry_after(value: str | None) -> float | None:
         if when.tzinfo is None:
             when = when.replace(tzinfo=timezone.utc)
         seconds = (when - datetime.now(timezone.utc)).total_seconds()
-    if not math.isfinite(seconds):
+    if math.isnan(seconds):
         return None
-    return max(seconds, 0.0)
+    return max(seconds, 0.0)  # inf (or 1e9) stays: longer than any retry_time
 

@@ -44,6 +44,7 @@ from ..errors import MissingDependencyError
 from ..resources.fluency import SMOLLM2_FILE as GGUF_NAME
 from ..resources.fluency import smollm2_path
 from ..runtime.optional import install_hint
+from ..runtime.secrets import Environment
 from .local_server import LocalServer
 
 __all__ = ["MODEL_NAME", "SERVING_INSTALL", "main", "missing_serving_modules", "model_folder",
@@ -169,9 +170,10 @@ def smollm2_server(
                "--host", "{host}", "--port", "{port}"]
     if continuous_batching:
         command.append("--continuous-batching")
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "HF_HUB_DISABLE_TELEMETRY": "1", "TQDM_DISABLE": "1", "PYTHONUNBUFFERED": "1",
-           "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
+    env = Environment({**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+                      "HF_HUB_DISABLE_TELEMETRY": "1", "TQDM_DISABLE": "1",
+                      "PYTHONUNBUFFERED": "1",
+                      "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)})
     if start_timeout is None:
         start_timeout = START_TIMEOUT + (0.0 if _prepared(folder, smollm2_path())
                                          else PREPARE_TIMEOUT)

@@ -4,6 +4,13 @@ the unit tests of the client's retry, budget and error handling: it answers
 prompt, the sample and the seed), serves ``/v1/models``, and plays scripted faults (a
 status with headers, a raw body, a delay) in the order they are queued. It records every
 request (path, headers, JSON body) and the largest number of requests in flight at once.
+
+A scripted body may echo the bearer key the request carried, as a careless server would:
+``<<KEY>>`` (as sent), ``<<KEY_UPPER>>``, ``<<KEY_URL>>`` (every character
+percent-encoded) and ``<<AUTH>>`` (the whole Authorization header). Run as a process
+(``python _openai_stub.py PORT``), it takes its script over HTTP: ``POST /_script`` with
+a JSON list of `Reply` fields replaces the script (the key-leak test scripts a
+`LocalServer` that way).
 """
 
 from __future__ import annotations
@@ -28,6 +35,14 @@ class Reply:
     delay: float = 0.0
     content: str | None = None
     finish_reason: str = "stop"
+
+
+def _echo(text: str, auth: str) -> str:
+    """`text` with the key placeholders filled in from the request's `auth` header."""
+    key = auth.removeprefix("Bearer ")
+    return (text.replace("<<KEY>>", key).replace("<<KEY_UPPER>>", key.upper())
+            .replace("<<KEY_URL>>", "".join(f"%{b:02X}" for b in key.encode()))
+            .replace("<<AUTH>>", auth))
 
 
 @dataclass
@@ -69,6 +84,12 @@ class OpenAIStub:
                     body = json.loads(raw)
                 except ValueError:
                     body = {}
+                if self.path == "/_script":  # the script of a stub process, over HTTP
+                    with stub.lock:
+                        stub.script.clear()
+                        stub.script.extend(Reply(**fields) for fields in body)
+                    self._send(200, "{}", {})
+                    return
                 with stub.lock:
                     stub.requests.append(Seen(self.path, dict(self.headers), body))
                     reply = stub.script.popleft() if stub.script else Reply()
@@ -79,6 +100,7 @@ class OpenAIStub:
                     if reply.body is not None or reply.status != 200:
                         text = reply.body if reply.body is not None else json.dumps(
                             {"error": {"message": f"scripted {reply.status}"}})
+                        text = _echo(text, self.headers.get("authorization", ""))
                         self._send(reply.status, text, reply.headers)
                         return
                     self._send(200, json.dumps(stub.answer(self.path, body, reply)),

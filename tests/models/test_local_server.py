@@ -28,6 +28,7 @@ from pytest_fairness.models.local_server import (
     local_server,
 )
 from pytest_fairness.models.openai_api import openai_generator
+from pytest_fairness.runtime.printable import unsafe
 
 
 def _gone(pid: int) -> bool:
@@ -333,3 +334,212 @@ def test_model_is_required_without_a_server_model(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="model is missing"):
         openai_generator("http://127.0.0.1:8000/v1")
     assert pf.local_server is local_server
+
+
+# ---------------------------------------------------------------------- issues 24 and 26
+
+
+def _port_served(port: int) -> bool:
+    import socket
+
+    with socket.socket() as sock:
+        sock.settimeout(1)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_the_child_gets_no_credential_unless_the_server_names_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    secrets = {"OPENAI_API_KEY": "sk-SENTINEL-0a1b2c3d4e5f", "MY_DB_PASSWORD": "hunter2hunter2",
+               "AWS_SECRET_ACCESS_KEY": "aws-SENTINEL-99887766", "GH_TOKEN": "ghp_SENTINEL1234",
+               "DATABASE_URL": "postgres://app:pw-SENTINEL-42@db/app"}
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("LOCAL_KEY", "local-SENTINEL-7777")
+    monkeypatch.setenv("HF_TOKEN", "hf_SENTINEL_5555")
+    monkeypatch.setenv("PLAIN_SETTING", "kept")
+    dump = tmp_path / "env.json"
+    command = _script(tmp_path, f"import json, os, sys\njson.dump(dict(os.environ), "
+                                f"open({str(dump)!r}, 'w'))\n"
+                                "for name in ('LOCAL_KEY', 'HF_TOKEN', 'PLAIN_SETTING'):\n"
+                                "    print(name, os.environ[name])\n"
+                                "sys.exit(2)\n")
+    server = local_server(command, name="env printer", log_path=tmp_path / "log",
+                          api_key_env="LOCAL_KEY", secret_env=["HF_TOKEN"], start_timeout=20)
+    assert set(secrets) <= set(server.withheld_env)
+    with pytest.raises(ServerStartError) as info:
+        server.start()
+    seen = json.loads(dump.read_text())
+    assert not set(secrets) & set(seen)
+    assert (seen["LOCAL_KEY"], seen["HF_TOKEN"], seen["PLAIN_SETTING"]) == (
+        "local-SENTINEL-7777", "hf_SENTINEL_5555", "kept")
+    assert "PATH" in seen
+    # The server printed its environment: the log tail shows none of the values it had.
+    message = str(info.value)
+    assert "PLAIN_SETTING" in message
+    assert "SENTINEL" not in message, message
+    with pytest.raises(ConfigurationError, match="secret_env"):
+        local_server(["x"], name="x", log_path=tmp_path / "log", secret_env="HF_TOKEN")
+
+
+def test_the_log_tail_is_scrubbed_bounded_and_terminal_safe(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    key = "sk-SENTINEL-abcdef0123456789"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    body = (
+        "import sys\n"
+        "w = sys.stdout.write\n"
+        "w('x' * 30_000_000)\n"  # one endless line
+        "w('\\n')\n"
+        f"w('echo {key.upper()} and {key[3:19]} and ' + {key!r}.replace('-', '%2D') + '\\n')\n"
+        "w('ctl \\x1b[31mred\\x07 \\r \\x00 \\u202eevil\\n')\n"
+        "sys.stdout.flush()\n"
+        "sys.exit(4)\n")
+    # The key is handed over on purpose (the server names it), so the child can echo it.
+    server = local_server(_script(tmp_path, body), name="evil\x1b[2J\x07name",
+                          log_path=tmp_path / "log", api_key_env="OPENAI_API_KEY",
+                          start_timeout=20)
+    start = time.monotonic()
+    with pytest.raises(ServerStartError) as info:
+        server.start()
+    assert time.monotonic() - start < 15
+    message = str(info.value)
+    assert len(message) < 10_000, len(message)
+    assert "more characters" in message
+    assert "evil\\x1b[2J\\x07name" in message
+    assert "\\x1b[31mred\\x07" in message
+    assert "\\u202eevil" in message
+    assert not any(unsafe(ch) for ch in message.replace("\n", "")), repr(message[-400:])
+    low = message.lower()
+    for i in range(len(key) - 7):
+        assert key[i:i + 8].lower() not in low, message[-600:]
+    assert "echo *** and *** and ***" in message
+    assert (tmp_path / "log").stat().st_size > 30_000_000  # the log itself is whole
+
+
+def test_a_log_path_that_cannot_be_created_is_a_configuration_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    server = local_server([sys.executable, "-c", "pass"], name="x",
+                          log_path=blocker / "server.log")
+    with pytest.raises(ConfigurationError, match=r"log_path .*server.log.* cannot be created "
+                                                 r"\(.*Error.*\).*folder this process can"):
+        server.start()
+    assert server.starts == 0
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigurationError, match="not a regular file"):
+        local_server(["x"], name="x", log_path=fifo)
+    with pytest.raises(ConfigurationError, match="NUL"):
+        local_server(["x"], name="x", log_path=str(tmp_path / "a\x00b"))
+
+
+DAEMON = """
+import os, subprocess, sys
+env = {"PATH": os.environ["PATH"]} if sys.argv[4] == "clear-env" else None
+child = subprocess.Popen([sys.executable, "-m", "http.server", sys.argv[1], "--bind",
+                          "127.0.0.1"], start_new_session=True, cwd=sys.argv[2], env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+if env is not None:  # wait until it serves, as a daemonizing launcher would
+    import socket, time
+    for _ in range(200):
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", int(sys.argv[1]))) == 0:
+                break
+        time.sleep(0.05)
+open(sys.argv[3], "w").write(str(child.pid))
+if sys.argv[4] == "wait":
+    child.wait()
+if sys.argv[4] == "linger":  # exit a while after the server answers
+    import socket, time
+    for _ in range(200):
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", int(sys.argv[1]))) == 0:
+                break
+        time.sleep(0.05)
+    time.sleep(1.0)
+"""
+
+
+def _daemon_server(tmp_path: Path, mode: str) -> tuple[LocalServer, Path]:
+    root = tmp_path / "root"
+    root.mkdir(exist_ok=True)
+    (root / "health").write_text("ok")
+    pid_file = tmp_path / "daemon.pid"
+    script = tmp_path / "daemon.py"
+    script.write_text(DAEMON)
+    server = local_server([sys.executable, str(script), "{port}", str(root), str(pid_file),
+                           mode], name="daemonizing", log_path=tmp_path / "log",
+                          start_timeout=20, stop_timeout=2)
+    return server, pid_file
+
+
+def test_a_daemonizing_command_is_noticed_and_its_daemon_stopped(tmp_path: Path) -> None:
+    """The command starts the server in a session of its own and exits: the start fails,
+    saying so, and nothing is left serving the port."""
+    server, pid_file = _daemon_server(tmp_path, "exit")
+    with pytest.raises(ServerStartError, match=r"(?s)daemonizing server exited with code 0, "
+                                               r"leaving process\(es\) \d+ running in the "
+                                               r"background.*daemonized.*were stopped"):
+        server.start()
+    daemon = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while not _gone(daemon) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(daemon)
+    assert not _port_served(server.port)
+    assert not server.running
+
+
+def test_stop_ends_a_server_that_left_the_process_group(tmp_path: Path) -> None:
+    """The command's process stays, but the server runs in a session of its own (setsid):
+    the process group does not reach it; the start's tag does."""
+    server, pid_file = _daemon_server(tmp_path, "wait")
+    with server:
+        server.start()
+        daemon = int(pid_file.read_text())
+        assert _port_served(server.port)
+        assert os.getpgid(daemon) != os.getpgid(server.pid or 0)
+    deadline = time.monotonic() + 10
+    while not _gone(daemon) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(daemon)
+    assert not _port_served(server.port)
+
+
+def test_a_daemon_that_cleared_its_environment_is_named_by_its_port(tmp_path: Path) -> None:
+    """A background server without the start's tag cannot be stopped by LocalServer: the
+    error says the port is still served, and how to find the process."""
+    import signal
+
+    server, pid_file = _daemon_server(tmp_path, "clear-env")
+    try:
+        with pytest.raises(ServerStartError, match=rf"(?s)exited with code 0; port "
+                                                   rf"{server.port} is still served.*lsof"):
+            server.start()
+    finally:
+        daemon = int(pid_file.read_text())
+        os.kill(daemon, signal.SIGKILL)  # the test's own cleanup: it started it
+
+
+def test_a_command_that_daemonizes_after_the_server_answered_is_noticed(
+        tmp_path: Path) -> None:
+    """The launcher waits until its background server answers, then exits: the start
+    succeeds, the next start says the command daemonized and stops what it left."""
+    server, pid_file = _daemon_server(tmp_path, "linger")
+    server.start()
+    daemon = int(pid_file.read_text())
+    assert server.pid is not None
+    deadline = time.monotonic() + 15
+    while server.running and time.monotonic() < deadline:
+        time.sleep(0.05)
+    with pytest.raises(ServerStartError, match=r"(?s)exited with code 0 after it had started, "
+                                               r"leaving process\(es\).*daemonized.*stopped"):
+        server.start()
+    deadline = time.monotonic() + 10
+    while not _gone(daemon) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(daemon)
+    assert not _port_served(server.port)
+    server.stop()

@@ -18,12 +18,12 @@ from _openai_stub import OpenAIStub, Reply
 
 import pytest_fairness as pf
 from pytest_fairness.errors import ConfigurationError, ModelCallError, ModelOutputError
-from pytest_fairness.models.checks import MAX_BACKOFF
 from pytest_fairness.models.generators import TextGenerator, sample_continuations
 from pytest_fairness.models.openai_api import (
     BudgetExhaustedError,
     IncompleteGenerationError,
     OpenAIGenerator,
+    RetryWaitError,
     _retry_after,
     openai_generator,
     wait_until_ready,
@@ -145,13 +145,23 @@ def test_429_with_retry_after_seconds_then_success(stub: OpenAIStub) -> None:
     assert (gen.stats.requests, gen.stats.retries) == (2, 1)
 
 
-def test_retry_after_as_http_date_and_capped_at_max_backoff(stub: OpenAIStub) -> None:
+def test_retry_after_as_http_date_then_one_beyond_retry_time_fails_at_once(
+    stub: OpenAIStub,
+) -> None:
+    """Issue 26: a Retry-After is honoured in full while it fits in what is left of
+    `retry_time`; one asking for more (3600 s here) fails at once with `RetryWaitError`
+    (it used to be cut to MAX_BACKOFF and waited, 30 s per retry)."""
     when = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=20), usegmt=True)
     stub.script.extend([Reply(429, {"Retry-After": when}), Reply(503, {"Retry-After": "3600"})])
     gen, sleeps = make(stub)
-    assert gen("a", 1, 0) == ["a #0 seed=0"]
+    with pytest.raises(RetryWaitError, match=r"HTTP 503.*wait 3600 s.*Retry-After: 3600.*"
+                                             r"retry_time=60 s") as info:
+        gen("a", 1, 0)
+    assert len(sleeps) == 1
     assert 17.0 <= sleeps[0] <= 20.0
-    assert sleeps[1] == MAX_BACKOFF
+    assert info.value.wait == 3600.0
+    assert 38.0 <= info.value.left <= 43.0
+    assert len(stub.requests) == 2
 
 
 def test_retry_after_parser() -> None:
