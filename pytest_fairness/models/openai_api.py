@@ -210,6 +210,9 @@ class OpenAIGenerator:
         self._stats = GenerationStats()
         self._client: httpx.Client | None = None
         self._n_supported = self.n_param
+        # issue 24: at most `concurrency` requests in flight across all concurrent calls
+        # (sample_continuations runs several generate_many calls at once)
+        self._slots = threading.BoundedSemaphore(self.concurrency)
 
     # ------------------------------------------------------------------ identity
 
@@ -382,7 +385,8 @@ class OpenAIGenerator:
         while True:
             self._spend_request(key)
             try:
-                response = client.post(url, json=body, headers=headers)
+                with self._slots:  # issue 24: one bound for every call of this generator
+                    response = client.post(url, json=body, headers=headers)
                 if response.status_code in _RETRIED_STATUS:
                     raise _Retryable(
                         f"HTTP {response.status_code} from {url}: "
