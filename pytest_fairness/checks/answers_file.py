@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..corpus.dataset import DatasetError, _open, is_missing
+from ..corpus.dataset import DatasetError, is_missing, read_records
 from ..types import Perturbation
 from ..validation import check_text
 from .llm import (
@@ -159,21 +159,20 @@ def answers_from_file(
         raise DatasetError("pass both from_group= and to_group= (the groups of the prompt "
                            "and of its counterfactual), or neither")
     check_text(kind, "kind")
-    raw = _open(source, encoding)
-    columns = list(raw.columns)
+    name, columns, records = read_records(source, encoding=encoding)
     wanted = {**roles, **groups}
     absent = {role: col for role, col in wanted.items() if col not in columns}
     if absent and columns:
         listed = ", ".join(f"{role}={col!r}" for role, col in absent.items())
         raise DatasetError(
-            f"{raw.name} has no column for {listed}; its columns are "
+            f"{name} has no column for {listed}; its columns are "
             f"{', '.join(map(repr, columns))}: name yours, e.g. "
             f"answers_from_file(path, {next(iter(absent))}={columns[0]!r})")
     bad: dict[str, list[str]] = {}
     pairs: dict[Perturbation, tuple[list[str], list[str]]] = {}
     unperturbed: dict[str, None] = {}
     n_rows = 0
-    for where, record in raw.records:
+    for where, record in records:
         n_rows += 1
         if not columns:
             absent = {role: col for role, col in wanted.items() if col not in record}
@@ -207,10 +206,10 @@ def answers_from_file(
             + (f" and {len(rows) - _SHOWN} more" if len(rows) > _SHOWN else "")
             for what, rows in bad.items())
         raise DatasetError(
-            f"{raw.name}: {problems}; every row needs the prompt, its counterfactual and "
+            f"{name}: {problems}; every row needs the prompt, its counterfactual and "
             "both answers as text (an empty answer is an empty string)")
     if not n_rows:
-        raise DatasetError(f"{raw.name} has no rows: collect (prompt, counterfactual, "
+        raise DatasetError(f"{name} has no rows: collect (prompt, counterfactual, "
                            "answer, counterfactual answer) rows first")
     judged = {p.original for p in pairs}
     skipped = [t for t in unperturbed if t not in judged]
@@ -218,4 +217,4 @@ def answers_from_file(
                                   n_prompts=len(judged) + len(skipped))
     return CollectedAnswers(
         prompts=found, answers={p: (tuple(a), tuple(b)) for p, (a, b) in pairs.items()},
-        name=raw.name, n_rows=n_rows)
+        name=name, n_rows=n_rows)
