@@ -24,8 +24,16 @@ dictionaries, the knowledge graph's attributes), and the scorers are any `TextMo
 - `assert_answer_similarity_above`: the answers to a prompt and to its counterfactual,
   sample by sample (same seed), are similar (ROUGE-L or embedding cosine) on average.
 
+Every relation judges its gap beyond a noise floor (issue 24, `metrics.noise`): the same
+gap between two controls that differ by sampling noise only (`control="resample"`, the
+default, or "same-group" for templates), so a sampling model without bias fails at most
+the nominal rate. A template's same-group fills are controls, never counterfactuals, and
+template relations report each group's figures. Answers collected elsewhere
+(`checks.answers_file.answers_from_file`) take a generator's place.
+
 Answers are sampled through `models.generators.sample_continuations`, so a
-`cached_generator` replays them and an `openai_generator` batches its requests. The
+`cached_generator` replays them and every request of a relation goes through one pool of
+the generator's `concurrency`. The
 Hypothesis strategy over the same prompts is `pytest_fairness.strategies.prompt_counterfactuals`
 (this module imports no Hypothesis).
 """
@@ -91,8 +99,6 @@ __all__ = [
 
 #: Answers sampled per prompt by default.
 DEFAULT_SAMPLES = 5
-#: Pairs whose answers the result's table lists.
-TABLE_PAIRS = 20
 #: Characters of an answer shown in a failure message.
 ANSWER_WIDTH = 60
 _NAMES = ("original", "counterfactual")
@@ -1028,12 +1034,25 @@ def assert_answer_gap_below(
     (`llm_counterfactuals`) and scored by `scorer` (a sentiment or toxicity `TextModel`,
     anything `as_model` accepts, a `judge_scorer`); `max_gap` is in the scorer's units
     (its `score`, or a judge's rating mapped to [0, 1]). Answers a judge could not rate are
-    left out and counted. With `confidence` (e.g. 0.95) the verdict uses the bootstrap interval
-    of the mean gap over prompts (`ci_method`, as `assert_paired_gap_below`): the test
-    fails only when the whole interval lies outside [-max_gap, max_gap]. A failure lists
-    the prompt pairs over the bound (changed words marked) with their answers side by side
-    and their scores; the result carries them as a Table. No counterfactual at all raises
-    `NothingJudgedError`.
+    left out and counted. A counterfactual in the prompt's own group (a template's
+    same-group fill) is never pooled with the other groups' (`LLMCounterfactuals`).
+
+    The noise floor (`control`, default "resample"; `metrics.noise.gap_beyond_floor`):
+    the same gap is measured between two controls that differ by sampling noise only (the
+    prompt against itself sampled again with `resample_seed`, or with "same-group" against
+    another member of the reference's group at the same seed), and the verdict is
+    |mean gap| - h <= `max_gap`, h the half-width of the mean gap that the controls'
+    noise explains at the level `confidence` (default 0.95; `ci_method` is not used):
+    a model without bias fails with probability at most 1 - level. With `control=None`
+    the gap itself is judged: with `confidence` (e.g. 0.95) by the bootstrap interval of
+    the mean gap over prompts (`ci_method`, as `assert_paired_gap_below`), failing only
+    when the whole interval lies outside [-max_gap, max_gap]. The judged inputs are
+    prompts (`n_inputs`, `n_violations`: prompts whose own gap is over the bound beyond
+    their floor). A failure lists them (changed words marked) with the answers of their
+    worst pair side by side, the noise floor and, for templates, each group's mean and
+    each pair of groups' gap with intervals (also in `extra["groups"]` and two tables);
+    the result carries every pair's answers as a detail Table. No counterfactual at all
+    raises `NothingJudgedError`; a `control` the prompts cannot give `ConfigurationError`.
     """
     __tracebackhide__ = True
     bound = check_bound(max_gap, "max_gap")
@@ -1080,7 +1099,8 @@ def assert_refusal_parity(
     An answer is a refusal when `refusal` scores it at or above `threshold`: by default
     the `RefusalDetector` heuristic (read its limits), or any refusal scorer (a
     `TextModel` whose score is the refusal probability, `refusal_detector(model=...)`).
-    `confidence`, `ci_method`, failures and the empty case as `assert_answer_gap_below`.
+    `confidence`, `ci_method`, `control` (the noise floor), failures and the empty case
+    as `assert_answer_gap_below`.
     """
     __tracebackhide__ = True
     bound = check_bound(max_gap, "max_gap", upper=1.0)
@@ -1151,6 +1171,15 @@ def assert_answer_similarity_above(
     verdict uses the upper end of the bootstrap interval of the mean over pairs
     (`ci_method`): the test fails only when the whole interval is below the bound.
     Failures list the least similar pairs with their answers side by side.
+
+    The noise floor (`control`, default "resample"; `metrics.noise.similarity_beyond_floor`):
+    the similarity of two control answer sets (the prompt's answers against its answers
+    with `resample_seed`, or with "same-group" against another member of its group),
+    sample by sample, is the floor, and the verdict reads the similarity relative to it,
+    1 - (floor - similarity), per prompt, by its one-sided upper end at the level
+    `confidence` (default 0.95) >= `min_similarity`; with an identical control (a
+    deterministic model) it is the similarity itself. `control=None` judges the
+    similarity itself as described above.
     """
     __tracebackhide__ = True
     bound = check_number(min_similarity, "min_similarity", minimum=-1.0, maximum=1.0)
