@@ -623,3 +623,27 @@ def biased_on_words(prompt: str, n: int, seed: int) -> list[str]:
     words = {w.strip(".,;!?").lower() for w in prompt.split()}
     good = bool(words & {"brother", "he"})
     return [("A great request." if good else "A request.") + f" #{i}" for i in range(n)]
+
+
+def test_seeds_and_answers_are_those_of_the_release_before_issue_24() -> None:
+    """The prompts' seeds (and so their answers, and a generation cache's keys) are those
+    the code before the one-pool change gave (values recorded from it): a prompt and its
+    counterfactual share them, and a template's same-group fill keeps its seed."""
+    def echo_seed(prompt: str, n: int, seed: int) -> list[str]:
+        return [f"{seed % 1000}/{i}" for i in range(n)]
+
+    found = llm_counterfactuals(echo_seed, PROMPTS, kind=SWAP, n=2, seed=7)
+    assert [(p.seed, p.original_answers, p.counterfactual_answers) for p in found.pairs] == [
+        (2305234875, ("875/0", "875/1"), ("875/0", "875/1")),
+        (663877324, ("324/0", "324/1"), ("324/0", "324/1")),
+        (3593463765, ("765/0", "765/1"), ("765/0", "765/1"))]
+    templates = llm_counterfactuals(echo_seed, template_prompts(
+        ["Ask {name}."], {"female": ["Mary", "Aisha"], "male": ["John"]}), n=1, seed=3)
+    assert [(p.counterfactual, p.seed, p.counterfactual_answers)
+            for p in (*templates.same_group, *templates.pairs)] == [
+        ("Ask Aisha.", 588990861, ("861/0",)), ("Ask John.", 588990861, ("861/0",))]
+    with_floor = llm_counterfactuals(echo_seed, PROMPTS, kind=SWAP, n=2, seed=7,
+                                     control="resample")
+    assert [p.seed for p in with_floor.pairs] == [p.seed for p in found.pairs]
+    assert all(r.seed != p.seed and r.original_answers == p.original_answers
+               for r, p in zip(with_floor.resamples, with_floor.pairs, strict=True))
