@@ -1214,7 +1214,7 @@ def assert_answer_similarity_above(
     for pair, values in zip(controls, sims[len(analysis.pairs):], strict=True):
         by_control.setdefault(pair.prompt_index, []).extend(values)
     label = f"mean {name} of counterfactual answers"
-    notes = [f"{len(analysis.pairs)} prompt pairs, {count} answers each, compared sample "
+    notes = [f"{len(analysis.pairs)} prompt pairs, {analysis.n} answers each, compared sample "
              "by sample (same seed)."]
     floor = None
     judged = per_pair
@@ -1279,7 +1279,7 @@ def assert_answer_similarity_above(
         n_violations=len(below),
         extra={"similarity": name, "mean": mean,
                "per_pair": [float(v) for v in per_pair], "kind": analysis.kind,
-               "n": count, "seed": base, "counts": analysis.counts(), **_skips(analysis),
+               "n": analysis.n, "seed": base, "counts": analysis.counts(), **_skips(analysis),
                **({"noise_floor": {"control": analysis.control, **floor.to_dict()}}
                   if floor is not None else {}),
                **({"confidence": {"level": conf, "method": method,

@@ -161,3 +161,14 @@ def test_controls_that_collected_answers_cannot_give_say_the_fix(tmp_path: Path)
         pf.assert_answer_gap_below(answers, None, GREAT, 0.0, control=None)
     with capture(), pytest.raises(DatasetError, match="prompts=None or the file's own"):
         pf.assert_answer_gap_below(answers, ["Ask him."], GREAT, 0.1, control=None)
+
+
+def test_a_file_without_a_counterfactual_judges_nothing(tmp_path: Path) -> None:
+    same = [{"prompt": "Describe the sea.", "counterfactual": "Describe the sea.",
+             "answer": "Blue.", "counterfactual_answer": "Grey."}]
+    answers = answers_from_file(_csv(tmp_path / "same.csv", same))
+    assert answers.prompts.unperturbed == ("Describe the sea.",)
+    with capture(), pytest.raises(pf.NothingJudgedError, match="none of the 1 prompt"):
+        pf.assert_answer_gap_below(answers, None, GREAT, 0.1, control=None)
+    with capture(), pytest.raises(pf.NothingJudgedError):
+        pf.assert_answer_similarity_above(answers, None, 0.5, control=None)
