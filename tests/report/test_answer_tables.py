@@ -120,3 +120,27 @@ def test_a_detail_table_round_trips_and_is_checked() -> None:
     assert again.detail
     with pytest.raises(Exception, match="detail"):
         Table("answers", ("a",), [("x",)], detail="yes")  # type: ignore[arg-type]
+
+
+def test_the_noise_floor_and_the_group_figures_reach_the_html_and_json() -> None:
+    from pytest_fairness.checks.llm import template_prompts
+
+    def praises_men(prompt: str, n: int, seed: int) -> list[str]:
+        good = any(name in prompt for name in ("John", "Ahmed"))
+        return [("A wonderful pick." if good else "A pick.") + f" #{i}" for i in range(n)]
+
+    found = template_prompts(["Write a letter for {name}.", "{name} asked for a raise."],
+                             {"female": ["Mary", "Aisha"], "male": ["John", "Ahmed"]})
+    with capture() as state, pytest.raises(FairnessViolation):
+        assert_answer_gap_below(praises_men, found, GREAT, 0.2, n=2, seed=0,
+                                control="same-group")
+    summary = _summary(groups=state.results)
+    page = rp.render_html(summary, created="2024-01-01T00:00:00Z").replace("<wbr>", "")
+    for text in ("noise floor: same-group gap (RMS over 2 prompts)",
+                 "beyond the noise floor", "answer score by group",
+                 "answer score gaps between groups"):
+        assert text in page
+    doc = rp.to_json_doc(summary, created="2024-01-01T00:00:00Z")
+    [record] = doc["tests"][0]["results"]
+    assert record["extra"]["noise_floor"]["control"] == "same-group"
+    assert record["extra"]["groups"]["gaps"]["female - male"]["mean"] == -1.0
