@@ -42,6 +42,7 @@ BENCHMARKS = (
     "crows_pairs_lm",
     "ray_psa",
     "llm_throughput",
+    "llm_relation_concurrency",
     "llm_example",
     "examples_wall",
 )

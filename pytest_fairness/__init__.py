@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         record,
         winobias_gap,
     )
+    from .checks.answers_file import CollectedAnswers, answers_from_file
     from .checks.generation import generation_bias, rescore
     from .checks.groups import GroupAnalysis, GroupPowerWarning, to_metric_frame
     from .checks.llm import (
@@ -161,6 +162,8 @@ _EXPORTS: dict[str, str] = {
     "assert_answer_gap_below": "checks.llm",
     "assert_refusal_parity": "checks.llm",
     "assert_answer_similarity_above": "checks.llm",
+    "answers_from_file": "checks.answers_file",
+    "CollectedAnswers": "checks.answers_file",
     "cached_generator": "models.generation_cache",
     "IncompleteGenerationError": "models.openai_api",
     "BudgetExhaustedError": "models.openai_api",

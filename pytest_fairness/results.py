@@ -566,12 +566,18 @@ def _cell(value: Any, where: str) -> Cell:
 class Table(Section):
     """A small table: column names and rows of cells (strings, finite numbers, booleans,
     or None for an empty cell). Numbers are right-aligned and shown to 4 significant
-    digits."""
+    digits.
+
+    A `detail` table (e.g. the answers of a chat model side by side) is evidence rather
+    than a figure: the terminal summary shows a few of its rows, as records wrapped at
+    word boundaries, and only for a relation that did not hold; the JSON and HTML reports
+    show all of it."""
 
     kind: ClassVar[str] = "table"
 
     columns: tuple[str, ...]
     rows: tuple[tuple[Cell, ...], ...]
+    detail: bool
 
     def __init__(
         self,
@@ -580,6 +586,7 @@ class Table(Section):
         rows: Iterable[Iterable[Cell]],
         *,
         caption: str | None = None,
+        detail: bool = False,
     ) -> None:
         title = _title(title, "Table")
         where = f"Table {title!r}"
@@ -593,11 +600,14 @@ class Table(Section):
                 raise _fail(where, f"row {i} has {len(cells)} cells for {len(names)} columns",
                             "give every row one cell per column (None for an empty cell)")
             out.append(cells)
+        if not isinstance(detail, bool):
+            raise _fail(where, f"detail is {type(detail).__name__}", "pass True or False")
         _init(self, title=title, caption=_optional_text(caption, where, "caption"),
-              columns=names, rows=tuple(out))
+              columns=names, rows=tuple(out), detail=detail)
 
     def _payload(self) -> dict[str, Any]:
-        return {"columns": list(self.columns), "rows": [list(r) for r in self.rows]}
+        return {"columns": list(self.columns), "rows": [list(r) for r in self.rows],
+                **({"detail": True} if self.detail else {})}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Table:
@@ -606,6 +616,7 @@ class Table(Section):
             _required(data, "columns", "table"),
             _required(data, "rows", "table"),
             caption=data.get("caption"),
+            detail=data.get("detail") is True,
         )
 
 

@@ -890,7 +890,9 @@ def prompt_counterfactuals(
     run's). `prompts` may instead be ready counterfactuals: the result of
     `pf.template_prompts(templates, groups)` (prompt templates filled with groups of
     terms) or of `pf.counterfactual_prompts`, or a list of `Perturbation`; `kind` and `nlp`
-    then do not apply. Pass the drawn pair to the LLM relations as ``[pair]``.
+    then do not apply. Pass the drawn pair to the LLM relations as ``[pair]``. A
+    template's fill in the reference's own group (Mary -> Aisha, both "female") is a
+    control of the relations' noise floor, not a counterfactual, and is never drawn.
 
     The pool is every (prompt, counterfactual) pair, sorted by the prompt's length (fewer
     words, then fewer characters; ties in the given order), built when the strategy is
@@ -911,7 +913,7 @@ def prompt_counterfactuals(
         _kind_arg(kind)
 
     def build() -> tuple[Perturbation, ...]:
-        from .checks.llm import counterfactual_prompts
+        from .checks.llm import counterfactual_prompts, same_group
         from .perturb import PerturbationKind, get_kind
 
         if isinstance(given, CounterfactualPrompts):
@@ -925,14 +927,18 @@ def prompt_counterfactuals(
             except ConfigurationError as exc:
                 raise _nothing(pool.call, str(exc)) from exc
             hint = resolved.hint
-        if not found:
+        kept = [p for p in found if not same_group(p)]  # controls, not counterfactuals
+        if not kept:
+            if found:
+                hint = ("every other fill is in the reference's own group: give terms of "
+                        "another group")
             raise _nothing(
                 pool.call,
                 f"none of the {found.n_prompts} prompts has a {found.kind!r} counterfactual "
                 f"({hint})",
             )
-        order = sorted(range(len(found)), key=lambda i: (_length(found[i].original), i))
-        return tuple(found[i] for i in order)
+        order = sorted(range(len(kept)), key=lambda i: (_length(kept[i].original), i))
+        return tuple(kept[i] for i in order)
 
     shown: object = prompts
     if isinstance(given, CounterfactualPrompts):  # its own repr is longer than _short keeps

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from hypothesis import find, given, settings
+from hypothesis.errors import NoSuchExample
 
 import pytest_fairness as pf
 from pytest_fairness import ConfigurationError
@@ -63,8 +64,11 @@ def test_every_draw_is_one_of_the_counterfactuals(pair: Perturbation) -> None:
 def test_it_accepts_template_prompts() -> None:
     strategy = fst.prompt_counterfactuals(pf.template_prompts(TEMPLATES, PEOPLE))
     first = find(strategy, lambda p: True, settings=FIND)
-    # the shortest template, its first counterfactual fill (Aisha: reference Mary's group)
-    assert (first.original, first.perturbed) == ("Tell Mary hi.", "Tell Aisha hi.")
+    # the shortest template, its first counterfactual fill (John: Aisha is in reference
+    # Mary's own group, a control of the noise floor, never drawn)
+    assert (first.original, first.perturbed) == ("Tell Mary hi.", "Tell John hi.")
+    with pytest.raises(NoSuchExample):
+        find(strategy, lambda p: p.to_group == p.from_group, settings=FIND)
     male = find(strategy, lambda p: p.to_group == "male", settings=FIND)
     assert (male.perturbed, male.from_group) == ("Tell John hi.", "female")
     letter = find(strategy, lambda p: "letter" in p.original and p.to_group == "male",
@@ -141,6 +145,10 @@ def test_nothing_to_draw_is_an_error_on_first_use_naming_the_kind() -> None:
     with pytest.raises(ConfigurationError, match=r"none of the 2 prompts has a 'template' "
                                                   r"counterfactual \(every fill equals"):
         find(fst.prompt_counterfactuals(unperturbed), lambda p: True, settings=FIND)
+    one_group = pf.template_prompts(TEMPLATES, {"female": ["Mary", "Aisha"]})
+    with pytest.raises(ConfigurationError, match=r"counterfactual \(every other fill is in "
+                                                  r"the reference's own group"):
+        find(fst.prompt_counterfactuals(one_group), lambda p: True, settings=FIND)
 
 
 def test_a_kind_is_looked_up_when_first_used() -> None:

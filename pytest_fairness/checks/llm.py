@@ -24,8 +24,16 @@ dictionaries, the knowledge graph's attributes), and the scorers are any `TextMo
 - `assert_answer_similarity_above`: the answers to a prompt and to its counterfactual,
   sample by sample (same seed), are similar (ROUGE-L or embedding cosine) on average.
 
+Every relation judges its gap beyond a noise floor (issue 24, `metrics.noise`): the same
+gap between two controls that differ by sampling noise only (`control="resample"`, the
+default, or "same-group" for templates), so a sampling model without bias fails at most
+the nominal rate. A template's same-group fills are controls, never counterfactuals, and
+template relations report each group's figures. Answers collected elsewhere
+(`checks.answers_file.answers_from_file`) take a generator's place.
+
 Answers are sampled through `models.generators.sample_continuations`, so a
-`cached_generator` replays them and an `openai_generator` batches its requests. The
+`cached_generator` replays them and every request of a relation goes through one pool of
+the generator's `concurrency`. The
 Hypothesis strategy over the same prompts is `pytest_fairness.strategies.prompt_counterfactuals`
 (this module imports no Hypothesis).
 """
@@ -42,6 +50,7 @@ import numpy as np
 
 from ..errors import ConfigurationError, ModelOutputError
 from ..metrics.bootstrap import bootstrap_mean, bootstrap_paired_gap
+from ..metrics.noise import gap_beyond_floor, similarity_beyond_floor
 from ..metrics.paired import paired_gap
 from ..metrics.validation import check_ci_method
 from ..models.adapt import as_model
@@ -53,6 +62,7 @@ from ..perturb.templates import Template, TemplateSet, template_sets
 from ..perturb.templates import templates as fill_templates
 from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement, Table, Violation
+from ..runtime.printable import printable
 from ..types import FloatArray, Perturbation, TextModel
 from ..validation import check_int, check_number, check_texts
 from .verdict import (
@@ -89,8 +99,6 @@ __all__ = [
 
 #: Answers sampled per prompt by default.
 DEFAULT_SAMPLES = 5
-#: Pairs whose answers the result's table lists.
-TABLE_PAIRS = 20
 #: Characters of an answer shown in a failure message.
 ANSWER_WIDTH = 60
 _NAMES = ("original", "counterfactual")
@@ -259,12 +267,21 @@ def template_prompts(
 
 # --------------------------------------------------------------------------- the analysis
 
+#: The controls that measure the noise floor (`llm_counterfactuals`, the relations).
+CONTROLS: tuple[str, ...] = ("resample", "same-group")
+#: The relations' control by default: available for every kind (see the relations).
+DEFAULT_CONTROL = "resample"
+#: The confidence level of the noise floor when the relation is given no `confidence`.
+FLOOR_LEVEL = 0.95
+
 
 @dataclass(frozen=True)
 class AnswerPair:
-    """One prompt and one of its counterfactuals, with the answers sampled for each (the
-    same seed: sample i of both used the same random numbers where the generator couples
-    them) and their scores (empty without a scorer; NaN: the scorer could not rate it)."""
+    """One prompt and one of its counterfactuals (or its control: the prompt resampled,
+    a member of its own group), with the answers sampled for each (the same seed: sample
+    i of both used the same random numbers where the generator couples them; a resample
+    pair's `seed` is the resample's) and their scores (empty without a scorer; NaN: the
+    scorer could not rate it)."""
 
     perturbation: Perturbation
     prompt_index: int
@@ -303,9 +320,21 @@ class AnswerPair:
         }
 
 
+def same_group(perturbation: Perturbation) -> bool:
+    """Whether `perturbation` stays in its group (a template's reference "Emily" filled
+    with "Sarah", both "female"): a control of the noise floor, not a counterfactual."""
+    return (perturbation.from_group is not None
+            and perturbation.from_group == perturbation.to_group)
+
+
 @dataclass(frozen=True)
 class LLMCounterfactuals:
-    """What `llm_counterfactuals` found: every prompt pair with its answers and scores."""
+    """What `llm_counterfactuals` found: every prompt pair with its answers and scores.
+
+    `pairs` are the counterfactuals (another group); `same_group` the fills of a
+    template's own group (Emily -> Sarah), never pooled with the counterfactuals; and
+    `resamples` each prompt against itself sampled again with other seeds (with
+    ``control="resample"``). Counts are defined once, in `counts`."""
 
     pairs: tuple[AnswerPair, ...]
     unperturbed: tuple[str, ...]
@@ -318,12 +347,67 @@ class LLMCounterfactuals:
     n_unrated: int = 0
     """Answers the scorer could not rate (NaN), e.g. a judge's unparsable replies."""
     extra: dict[str, Any] = field(default_factory=dict)
+    same_group: tuple[AnswerPair, ...] = ()
+    """Pairs whose counterfactual is in the prompt's own group (controls)."""
+    resamples: tuple[AnswerPair, ...] = ()
+    """Each prompt's answers against its answers with the resample seeds (controls)."""
+    control: str | None = None
+    """The control sampled ("resample", "same-group") or None."""
+    n_prompts: int = 0
+    """Distinct prompts given (with or without a counterfactual)."""
+
+    @property
+    def only_same_group(self) -> tuple[str, ...]:
+        """Prompts whose only counterfactuals stay in their own group (not judged)."""
+        judged = {p.original for p in self.pairs}
+        return tuple(dict.fromkeys(p.original for p in self.same_group
+                                   if p.original not in judged))
+
+    @property
+    def skipped_prompts(self) -> tuple[str, ...]:
+        """Every prompt not judged: without a counterfactual, or with only same-group ones."""
+        return (*self.unperturbed, *self.only_same_group)
+
+    def controls(self) -> tuple[AnswerPair, ...]:
+        """The control pairs of `control` (none without one)."""
+        if self.control == "resample":
+            return self.resamples
+        if self.control == "same-group":
+            return self.same_group
+        return ()
+
+    def counts(self) -> dict[str, int]:
+        """The counts every report of these answers uses, each defined once: `prompts`
+        (distinct prompts given), `prompts judged` (with a counterfactual of another
+        group), `skipped prompts` (the others: `skipped_prompts`, each once),
+        `counterfactual pairs` (a prompt and one counterfactual), `control pairs`
+        (same-group pairs or resampled prompts, with a control), `answers` (every answer
+        sampled, controls included), `unrated answers`."""
+        sets: dict[tuple[str, str, int], int] = {}
+        for pair in (*self.pairs, *self.same_group):
+            sets[(pair.original, "", pair.seed)] = len(pair.original_answers)
+            sets[(pair.counterfactual, "", pair.seed)] = len(pair.counterfactual_answers)
+        for pair in self.resamples:
+            sets[(pair.original, "resample", pair.seed)] = len(pair.counterfactual_answers)
+        answers = sum(sets.values())
+        judged = len({p.original for p in self.pairs})
+        return {
+            "prompts": max(self.n_prompts, judged + len(self.skipped_prompts)),
+            "prompts judged": judged,
+            "skipped prompts": len(self.skipped_prompts),
+            "counterfactual pairs": len(self.pairs),
+            "control pairs": len(self.controls()),
+            "answers": answers,
+            "unrated answers": self.n_unrated,
+        }
 
     def table(self, pairs: Sequence[AnswerPair] | None = None, *,
               title: str = "answers side by side") -> Table:
-        """The answers of `pairs` (default: the first `TABLE_PAIRS`) side by side, one
-        row per sample: prompt, counterfactual, both answers and their scores."""
-        shown = list(self.pairs[:TABLE_PAIRS] if pairs is None else pairs)
+        """The answers of `pairs` (default: every pair) side by side, one row per
+        sample: prompt, counterfactual, both answers and their scores. A detail table:
+        the terminal shows a few rows of it for a relation that did not hold, the JSON
+        and HTML reports all of it."""
+        shown = list(self.pairs if pairs is None else pairs)
         rows = []
         for k, pair in enumerate(shown, 1):
             for i, (a, b) in enumerate(zip(pair.original_answers, pair.counterfactual_answers,
@@ -336,13 +420,17 @@ class LLMCounterfactuals:
         return Table(title, ("pair", "prompt", "counterfactual", "sample", "original answer",
                              "original score", "counterfactual answer",
                              "counterfactual score"), rows,
-                     caption=f"{self.n} answers per prompt, kind {self.kind!r}")
+                     caption=f"{self.n} answers per prompt, kind {self.kind!r}",
+                     detail=True)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind, "n": self.n, "seed": self.seed, "n_unrated": self.n_unrated,
-            "unperturbed": list(self.unperturbed),
+            "unperturbed": list(self.unperturbed), "control": self.control,
+            "counts": self.counts(),
             "pairs": [p.to_dict() for p in self.pairs],
+            "same_group": [p.to_dict() for p in self.same_group],
+            "resamples": [p.to_dict() for p in self.resamples],
         }
 
 
@@ -359,15 +447,36 @@ def _nanmean(values: Sequence[float]) -> float:
     return float(np.mean(kept)) if kept else math.nan
 
 
+def _derived_seed(seed: int, prompt: str, *salt: int) -> int:
+    digest = hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).digest()
+    words = [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
+    return int(np.random.SeedSequence([seed, *words, *salt]).generate_state(1)[0])
+
+
 def prompt_seed(seed: int, prompt: str) -> int:
     """The seed of `prompt`, shared by the prompt and its counterfactuals
     (counterfactual-sentiment-bias, Appendix B: same seed, only the attribute changes):
     derived from the run's `seed` and the prompt's text (not its position), so adding or
     reordering prompts leaves the others' answers, and a generation cache's keys, as
     they were."""
-    digest = hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).digest()
-    words = [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
-    return int(np.random.SeedSequence([seed, *words]).generate_state(1)[0])
+    return _derived_seed(seed, prompt)
+
+
+def resample_seed(seed: int, prompt: str) -> int:
+    """The seed the noise floor's ``control="resample"`` samples `prompt` again with:
+    derived like `prompt_seed` from the run's `seed` and the text, but distinct from it,
+    so the control answers are the prompt's answers under other random numbers."""
+    return _derived_seed(seed, prompt, 1)
+
+
+def check_control(control: object) -> str | None:
+    """`control` as one of `CONTROLS` or None (`ConfigurationError` saying the choices)."""
+    if control is None or (isinstance(control, str) and control in CONTROLS):
+        return control
+    raise ConfigurationError(
+        f"control must be 'resample' (each prompt sampled again with other seeds), "
+        f"'same-group' (a template filled with another member of the reference's group) "
+        f"or None (no noise floor), got {control!r:.60}")
 
 
 def ready_counterfactuals(prompts: object) -> CounterfactualPrompts | None:
@@ -423,15 +532,85 @@ def score_answers(scorer: object, texts: Sequence[str]) -> FloatArray:
     return scores
 
 
+def _no_same_group(kind: str) -> ConfigurationError:
+    return ConfigurationError(
+        f"control='same-group' needs prompts with a counterfactual in their own group, "
+        f"and the {kind!r} counterfactuals have none: use template_prompts with two or "
+        "more terms in the reference's group (e.g. {'female': ['Emily', 'Sarah'], "
+        "'male': ['John', 'Ahmed']}), or control='resample'")
+
+
+def scored_analysis(
+    found: CounterfactualPrompts,
+    answers: Callable[[Perturbation], tuple[Sequence[str], Sequence[str]]],
+    seeds: Mapping[str, int],
+    *,
+    n: int,
+    seed: int,
+    scorer: object,
+    control: str | None,
+    resample: Mapping[str, tuple[int, Sequence[str], Sequence[str]]] | None = None,
+) -> LLMCounterfactuals:
+    """The `LLMCounterfactuals` of answers already at hand: `answers(p)` the answers to
+    the prompt and to the counterfactual of each pair `p`, `seeds[prompt]` each prompt's
+    seed, `resample[prompt]` its (resample seed, answers, answers with the resample
+    seed) for ``control="resample"``; every distinct answer scored once by `scorer`
+    (None: no scores)."""
+    sides = {p: answers(p) for p in found}
+    scores: dict[str, float] = {}
+    n_unrated = 0
+    if scorer is not None and sides:
+        everything = [t for a, b in sides.values() for t in (*a, *b)] + [
+            t for _, a, b in (resample or {}).values() for t in (*a, *b)]
+        distinct = list(dict.fromkeys(everything))
+        values = score_answers(scorer, distinct)
+        scores = dict(zip(distinct, (float(v) for v in values), strict=True))
+        counted: set[tuple[str, int, int, str]] = set()
+        for p, (a, b) in sides.items():  # each answer of each prompt once
+            s = seeds[p.original]
+            counted.update((p.original, s, i, t) for i, t in enumerate(a))
+            counted.update((p.perturbed, s, i, t) for i, t in enumerate(b))
+        for text, (s, _, b) in (resample or {}).items():
+            counted.update((text, s, i, t) for i, t in enumerate(b))
+        n_unrated = sum(1 for *_, t in counted if math.isnan(scores[t]))
+
+    def rated(items: Sequence[str]) -> tuple[float, ...]:
+        return tuple(scores[t] for t in items) if scores else ()
+
+    originals = list(dict.fromkeys(p.original for p in found))
+    index = {text: i for i, text in enumerate(originals)}
+    pairs: list[AnswerPair] = []
+    same: list[AnswerPair] = []
+    for p in found:
+        a, b = sides[p]
+        pair = AnswerPair(
+            perturbation=p, prompt_index=index[p.original], seed=seeds[p.original],
+            original_answers=tuple(a), counterfactual_answers=tuple(b),
+            original_scores=rated(a), counterfactual_scores=rated(b))
+        (same if same_group(p) else pairs).append(pair)
+    resamples = [
+        AnswerPair(perturbation=Perturbation(text, text, (), (), "resample", "seed"),
+                   prompt_index=index[text], seed=other_seed, original_answers=tuple(a),
+                   counterfactual_answers=tuple(b), original_scores=rated(a),
+                   counterfactual_scores=rated(b))
+        for text, (other_seed, a, b) in (resample or {}).items()]
+    return LLMCounterfactuals(
+        pairs=tuple(pairs), unperturbed=found.unperturbed, kind=found.kind, n=n,
+        seed=seed, n_unrated=n_unrated, same_group=tuple(same), resamples=tuple(resamples),
+        control=control, n_prompts=max(found.n_prompts, len(originals) + len(
+            found.unperturbed)))
+
+
 def llm_counterfactuals(
     generator: TextGenerator | object,
-    prompts: Sequence[str] | Sequence[Perturbation],
+    prompts: Sequence[str] | Sequence[Perturbation] | None,
     *,
     kind: str | PerturbationKind = "gender_swap",
     n: int = DEFAULT_SAMPLES,
     seed: int | None = None,
     scorer: object = None,
     nlp: Any = None,
+    control: str | None = None,
 ) -> LLMCounterfactuals:
     """Sample `n` answers to every prompt and to each of its counterfactuals, and score
     them (counterfactual-sentiment-bias, section 3 and Appendix B).
@@ -439,45 +618,52 @@ def llm_counterfactuals(
     `prompts` are the user's prompts (their counterfactuals built by `kind`, see
     `counterfactual_prompts`) or ready counterfactuals (a `CounterfactualPrompts` or a
     list of `Perturbation`). A prompt and its counterfactuals are sampled with one seed,
-    `prompt_seed(seed, prompt)` (`seed` default: the run's seed), through `sample_continuations`
-    (so a `cached_generator` replays them). `generator` is anything `as_generator` accepts
-    (`openai_generator(...)`, `hf_generator(...)`, a `(model, tokenizer)` pair, a
-    `LocalServer`, your own function `generator(prompt, n, seed)`). `scorer` (optional) is
-    a `TextModel`, anything `as_model` accepts, or an answer scorer of `models.answers`
+    `prompt_seed(seed, prompt)` (`seed` default: the run's seed), through
+    `sample_continuations` (so a `cached_generator` replays them, and every request goes
+    through one pool of the generator's `concurrency`). `generator` is anything
+    `as_generator` accepts (`openai_generator(...)`, `hf_generator(...)`, a
+    `(model, tokenizer)` pair, a `LocalServer`, your own function
+    `generator(prompt, n, seed)`), or answers collected elsewhere (`answers_from_file`;
+    `prompts` then None or the file's own `.prompts`). `scorer` (optional) is a
+    `TextModel`, anything `as_model` accepts, or an answer scorer of `models.answers`
     (the refusal detector, a judge); each distinct answer is scored once.
+
+    A counterfactual in the prompt's own group (a template's "Emily" filled with "Sarah")
+    is kept apart in `.same_group`, never pooled with the other groups' fills.
+    `control="resample"` also samples every prompt again with `resample_seed(seed,
+    prompt)` (`.resamples`): the noise floor of the relations; "same-group" needs
+    same-group fills (`ConfigurationError` otherwise).
     """
+    from .answers_file import CollectedAnswers
+
     count = check_int(n, "n", minimum=1)
     base = run_seed(check_seed(seed))
+    wanted = check_control(control)
+    if isinstance(generator, CollectedAnswers):
+        return generator.analysis(prompts, scorer=scorer, control=wanted, seed=base)
     source = as_generator(generator, caller="llm_counterfactuals")
     found = _pairs_of(prompts, kind, nlp)
+    if wanted == "same-group" and not any(same_group(p) for p in found):
+        raise _no_same_group(found.kind)
     originals = list(dict.fromkeys(p.original for p in found))
     seeds = {text: prompt_seed(base, text) for text in originals}
-    requests = list(dict.fromkeys(
-        [(text, seeds[text]) for text in originals]
-        + [(p.perturbed, seeds[p.original]) for p in found]))
+    requests = [(text, seeds[text]) for text in originals] + [
+        (p.perturbed, seeds[p.original]) for p in found]
+    others = {text: resample_seed(base, text) for text in originals} if (
+        wanted == "resample") else {}
+    requests += [(text, s) for text, s in others.items()]
+    requests = list(dict.fromkeys(requests))
     answers = dict(zip(requests, sample_continuations(source, requests, count),
                        strict=True)) if requests else {}
-    scores: dict[str, float] = {}
-    n_unrated = 0
-    if scorer is not None and answers:
-        distinct = list(dict.fromkeys(t for items in answers.values() for t in items))
-        values = score_answers(scorer, distinct)
-        scores = dict(zip(distinct, (float(v) for v in values), strict=True))
-        n_unrated = sum(1 for items in answers.values() for t in items
-                        if math.isnan(scores[t]))
-    index = {text: i for i, text in enumerate(originals)}
-    pairs = []
-    for p in found:
+    resample = {text: (s, answers[(text, seeds[text])], answers[(text, s)])
+                for text, s in others.items()}
+
+    def sides(p: Perturbation) -> tuple[Sequence[str], Sequence[str]]:
         s = seeds[p.original]
-        a, b = answers[(p.original, s)], answers[(p.perturbed, s)]
-        pairs.append(AnswerPair(
-            perturbation=p, prompt_index=index[p.original], seed=s,
-            original_answers=tuple(a), counterfactual_answers=tuple(b),
-            original_scores=tuple(scores[t] for t in a) if scores else (),
-            counterfactual_scores=tuple(scores[t] for t in b) if scores else (),
-        ))
-    return LLMCounterfactuals(pairs=tuple(pairs), unperturbed=found.unperturbed,
-                              kind=found.kind, n=count, seed=base, n_unrated=n_unrated)
+        return answers[(p.original, s)], answers[(p.perturbed, s)]
+
+    return scored_analysis(found, sides, seeds, n=count, seed=base, scorer=scorer,
+                           control=wanted, resample=resample)
 
 
 # --------------------------------------------------------------------------- verdicts
@@ -514,12 +700,13 @@ def _side_by_side(pair: AnswerPair, limit: int = 3, *,
 def _nothing(relation: str, analysis: LLMCounterfactuals, what: str) -> None:
     __tracebackhide__ = True
     if not analysis.pairs:
-        total = len(analysis.unperturbed)
+        total = len(analysis.skipped_prompts)
         on_empty(judged_nothing(
             relation,
-            f"none of the {total} prompt(s) has a {analysis.kind!r} counterfactual",
+            f"none of the {total} prompt(s) has a {analysis.kind!r} counterfactual"
+            + (" of another group" if analysis.only_same_group else ""),
             f"pass prompts that {analysis.kind!r} changes (e.g. with a gendered word for "
-            "'gender_swap'), or another kind=",
+            "'gender_swap', or template groups with terms of two groups), or another kind=",
         ))
     on_empty(judged_nothing(
         relation, f"no pair has {what} ({analysis.n_unrated} answer(s) the scorer could "
@@ -527,12 +714,160 @@ def _nothing(relation: str, analysis: LLMCounterfactuals, what: str) -> None:
         "for a bare number), or more samples n="))
 
 
+def prompt_key(prompt: str) -> str:
+    """A short stable key of a prompt's text (the first 16 hex digits of its SHA-256),
+    by which the summary counts a skipped prompt once however many tests skip it."""
+    return hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
 def _skips(analysis: LLMCounterfactuals, units_dropped: int = 0) -> dict[str, Any]:
-    return skipped_counts({
-        "prompts without a counterfactual": len(analysis.unperturbed),
+    reason = "prompts without a counterfactual"
+    counts: dict[str, Any] = skipped_counts({
+        reason: len(analysis.skipped_prompts),
         "answers the scorer could not rate": analysis.n_unrated,
         "prompts without a rated answer on both sides": units_dropped,
     })
+    if analysis.skipped_prompts:
+        counts["skipped_keys"] = {reason: [prompt_key(p) for p in analysis.skipped_prompts]}
+    return counts
+
+
+@dataclass
+class _Unit:
+    """One judged prompt: its answers' values, its counterfactuals' (another group,
+    pooled), its control's, and per group (when the pairs name groups)."""
+
+    index: int
+    original: list[float] = field(default_factory=list)
+    other: list[float] = field(default_factory=list)
+    control_original: list[float] = field(default_factory=list)
+    control_other: list[float] = field(default_factory=list)
+    groups: dict[str, list[float]] = field(default_factory=dict)
+    pairs: list[tuple[float, AnswerPair]] = field(default_factory=list)
+
+    @property
+    def gap(self) -> float:
+        return _nanmean(self.original) - _nanmean(self.other)
+
+    @property
+    def has_control(self) -> bool:
+        return bool(self.control_original and self.control_other)
+
+    @property
+    def control_gap(self) -> float:
+        """The control pair's gap, scaled to the counterfactual gap's sampling spread:
+        with a noise of variance v per answer, a mean over a answers minus one over b has
+        variance v (1/a + 1/b), so the control gap is multiplied by
+        sqrt((1/n_o + 1/n_x) / (1/n_co + 1/n_cx)) (1 when both compare n answers with n;
+        below 1 for a template whose counterfactual side pools several fills)."""
+        scale = math.sqrt((1 / len(self.original) + 1 / len(self.other))
+                          / (1 / len(self.control_original) + 1 / len(self.control_other)))
+        return scale * (_nanmean(self.control_original) - _nanmean(self.control_other))
+
+
+def _units(analysis: LLMCounterfactuals,
+           values: Callable[[AnswerPair], tuple[list[float], list[float]]]) -> dict[int, _Unit]:
+    """The per-prompt units of `analysis`, in prompt order, with finite values only."""
+    units: dict[int, _Unit] = {}
+    for pair in analysis.pairs:
+        a, b = values(pair)
+        unit = units.setdefault(pair.prompt_index, _Unit(pair.prompt_index))
+        finite_a = [v for v in a if math.isfinite(v)]
+        finite_b = [v for v in b if math.isfinite(v)]
+        if not unit.original:
+            unit.original.extend(finite_a)
+            if pair.perturbation.from_group is not None:
+                unit.groups.setdefault(pair.perturbation.from_group, []).extend(finite_a)
+        unit.other.extend(finite_b)
+        if pair.perturbation.to_group is not None:
+            unit.groups.setdefault(pair.perturbation.to_group, []).extend(finite_b)
+        unit.pairs.append((_nanmean(finite_a) - _nanmean(finite_b), pair))
+    for pair in analysis.same_group:
+        found = units.get(pair.prompt_index)
+        if found is None:
+            continue
+        unit = found
+        _, b = values(pair)
+        finite_b = [v for v in b if math.isfinite(v)]
+        group = pair.perturbation.to_group
+        if group is not None:
+            unit.groups.setdefault(group, []).extend(finite_b)
+        if analysis.control == "same-group":
+            if not unit.control_original:
+                unit.control_original.extend(unit.original)
+            unit.control_other.extend(finite_b)
+    if analysis.control == "resample":
+        for pair in analysis.resamples:
+            resampled = units.get(pair.prompt_index)
+            if resampled is not None:
+                a, b = values(pair)
+                resampled.control_original[:] = [v for v in a if math.isfinite(v)]
+                resampled.control_other[:] = [v for v in b if math.isfinite(v)]
+    return units
+
+
+def _grouped(analysis: LLMCounterfactuals) -> bool:
+    """Whether the pairs' groups are groups of terms (template fills, or the group
+    columns of collected answers), not a kind's word-level labels ("he" -> "she")."""
+    return bool(analysis.pairs) and all(
+        p.perturbation.from_group is not None and p.perturbation.to_group is not None
+        and (p.perturbation.kind == "template" or p.perturbation.attribute == "collected")
+        for p in analysis.pairs)
+
+
+def _group_figures(units: Sequence[_Unit], *, what: str, level: float, method: str,
+                   seed: int) -> tuple[dict[str, Any], list[Table], list[str]]:
+    """Each group's mean value over the prompts (templates) it was rated in, with its
+    bootstrap interval over them, and each pair of groups' mean gap over the prompts
+    rated in both: the JSON entry, the tables and the failure text's lines. Empty when
+    the pairs name no groups."""
+    per_unit = [{g: _nanmean(v) for g, v in u.groups.items() if v} for u in units]
+    names = list(dict.fromkeys(g for row in per_unit for g in row))
+    if len(names) < 2:
+        return {}, [], []
+
+    def figure(values: list[float]) -> dict[str, Any]:
+        mean = float(np.mean(values))
+        low = high = None
+        if len(values) > 1 and np.ptp(values) > 0:
+            ci = bootstrap_mean(values, n_resamples=N_RESAMPLES, confidence=level,
+                                seed=seed, method=method)
+            low, high = ci.low, ci.high
+        elif values:
+            low = high = mean
+        return {"mean": mean, "low": low, "high": high, "n_prompts": len(values)}
+
+    groups = {g: figure([row[g] for row in per_unit if g in row]) for g in names}
+    gaps = {}
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            diffs = [row[a] - row[b] for row in per_unit if a in row and b in row]
+            if diffs:
+                gaps[f"{a} - {b}"] = {"a": a, "b": b, **figure(diffs)}
+    entry = {"level": level, "method": method, "groups": groups, "gaps": gaps}
+    by_group = Table(f"{what} by group", ("group", "prompts", f"mean {what}", "low", "high"),
+                     [(g, f["n_prompts"], f["mean"], f["low"], f["high"])
+                      for g, f in groups.items()],
+                     caption=f"each group's mean over the prompts it was rated in, "
+                     f"{level:.0%} {method} bootstrap interval over them")
+    between = Table(f"{what} gaps between groups",
+                    ("group a", "group b", "prompts", "gap a - b", "low", "high"),
+                    [(f["a"], f["b"], f["n_prompts"], f["mean"], f["low"], f["high"])
+                     for f in gaps.values()],
+                    caption="paired by prompt: the mean over the prompts rated for both "
+                    "groups")
+
+    def shown(f: Mapping[str, Any]) -> str:
+        interval = ("" if f["low"] is None or f["low"] == f["high"]
+                    else f" [{f['low']:.3g}, {f['high']:.3g}]")
+        return f"{f['mean']:.3g}{interval}"
+
+    lines = [f"{what} by group (mean over prompts, {level:.0%} interval): "
+             + ", ".join(f"{printable(g)} {shown(f)} (n={f['n_prompts']})"
+                         for g, f in groups.items()) + ".",
+             "gaps between groups: " + ", ".join(
+                 f"{printable(k)} {shown(f)}" for k, f in gaps.items()) + "."]
+    return entry, [by_group, between], lines
 
 
 def _paired_check(
@@ -549,31 +884,56 @@ def _paired_check(
     statement: str,
 ) -> None:
     """The paired gap of `values` (original, counterfactual per pair), averaged per
-    prompt, judged like `assert_paired_gap_below`."""
+    prompt, judged like `assert_paired_gap_below`, or beyond the noise floor of the
+    analysis' control (`metrics.noise.gap_beyond_floor`)."""
     __tracebackhide__ = True
-    by_prompt: dict[int, tuple[list[float], list[float]]] = {}
-    for pair in analysis.pairs:
-        a, b = values(pair)
-        cell = by_prompt.setdefault(pair.prompt_index, ([], []))
-        if not cell[0]:
-            cell[0].extend(v for v in a if math.isfinite(v))
-        cell[1].extend(v for v in b if math.isfinite(v))
-    units = [(a, b) for a, b in by_prompt.values() if a and b]
+    if not analysis.pairs:
+        _nothing(relation, analysis, f"a rated answer for both prompts ({what})")
+    all_units = _units(analysis, values)
+    units = [u for u in all_units.values() if u.original and u.other]
     if not units:
         _nothing(relation, analysis, f"a rated answer for both prompts ({what})")
-    scores_a = [a for a, _ in units]
-    scores_b = [b for _, b in units]
-    found = paired_gap(scores_a, scores_b)
+    gaps = [u.gap for u in units]
+    found = paired_gap([_nanmean(u.original) for u in units],
+                       [_nanmean(u.other) for u in units])
     label = f"{what} gap original - counterfactual"
     measurements: list[Measurement] = []
-    notes = []
-    if conf is None:
+    notes: list[str] = []
+    floor = None
+    unit_floor = 0.0
+    if analysis.control is not None:
+        controls = [u.control_gap for u in units if u.has_control]
+        if not controls:
+            raise ConfigurationError(
+                f"control={analysis.control!r} gave no rated control answers for the "
+                f"judged prompts: use control='resample', or control=None")
+        level = FLOOR_LEVEL if conf is None else conf
+        floor = gap_beyond_floor(gaps, controls, level)
+        unit_floor = floor.unit_floor
+        measurements.append(Measurement(
+            f"{label} (mean over {found.n_pairs} prompts)", found.gap, None,
+            ci=(found.gap - floor.half_width, found.gap + floor.half_width)))
+        measurements.append(Measurement(
+            f"noise floor: {analysis.control} gap (RMS over {floor.n_controls} prompts)",
+            floor.control_rms))
+        measurements.append(Measurement(f"|{label}| beyond the noise floor", floor.beyond,
+                                        bound))
+        notes.append(
+            f"noise floor ({analysis.control}): the {analysis.control} control's gap has "
+            f"RMS {floor.control_rms:.3g} per prompt; the mean gap's floor is "
+            f"t({floor.n_controls}) x RMS / sqrt({floor.n}) = {floor.half_width:.3g} at "
+            f"{level:.0%}, so |{found.gap:.3g}| - {floor.half_width:.3g} = "
+            f"{floor.beyond:.3g} is judged (a model without bias fails with probability "
+            f"at most {1 - level:.2g}); control=None judges the gap itself.")
+    elif conf is None:
         measurements.append(Measurement(f"{label} (mean over {found.n_pairs} prompts)",
                                         found.gap))
         measurements.append(Measurement(f"|{label}|", abs(found.gap), bound))
     else:
-        ci = bootstrap_paired_gap(scores_a, scores_b, n_resamples=N_RESAMPLES,
-                                  confidence=conf, seed=seed, method=method)
+        ci = bootstrap_paired_gap([_nanmean(u.original) for u in units],
+                                  [_nanmean(u.other) for u in units],
+                                  n_resamples=N_RESAMPLES, confidence=conf, seed=seed,
+                                  method=method)
         measurements.append(Measurement(f"{label} (mean over {found.n_pairs} prompts)",
                                         found.gap, None, ci=(ci.low, ci.high)))
         measurements += measured(f"|{label}|", abs(found.gap), bound,
@@ -582,43 +942,63 @@ def _paired_check(
     notes.insert(0, f"{what} higher as written for {found.n_positive} of {found.n_pairs} "
                  f"prompts, higher for their counterfactuals for {found.n_negative} (sign "
                  f"test p = {found.sign_test_p:.3g}).")
-    if analysis.unperturbed:
-        notes.append(f"{len(analysis.unperturbed)} prompt(s) without a {analysis.kind!r} "
-                     "counterfactual, not judged.")
-    if analysis.n_unrated:
-        notes.append(f"{analysis.n_unrated} answer(s) the scorer could not rate, left out.")
-    rated = []
-    for pair in analysis.pairs:
-        a, b = values(pair)
-        ma, mb = _nanmean(a), _nanmean(b)
-        if math.isfinite(ma) and math.isfinite(mb):
-            rated.append((ma - mb, ma, mb, pair))
-    rated.sort(key=lambda r: -abs(r[0]))
-    over = [r for r in rated if abs(r[0]) > bound]
-    violations = tuple(
-        Violation.from_perturbation(pair.perturbation, original_score=ma,
-                                    perturbed_score=mb, measure=d,
-                                    detail=_side_by_side(pair))
-        for d, ma, mb, pair in over[:RECORDED_VIOLATIONS])
+    group_entry: dict[str, Any] = {}
+    group_tables: list[Table] = []
+    group_lines: list[str] = []
+    if _grouped(analysis):
+        group_entry, group_tables, group_lines = _group_figures(
+            units, what=what, level=FLOOR_LEVEL if conf is None else conf,
+            method="percentile" if conf is None else method, seed=seed)
+    notes += group_lines
+    notes += _skip_notes(analysis)
+    over = sorted((u for u in units if abs(u.gap) - unit_floor > bound),
+                  key=lambda u: (-abs(u.gap), u.index))
+    violations = []
+    for u in over[:RECORDED_VIOLATIONS]:
+        _, pair = max(u.pairs, key=lambda t: abs(t[0]) if math.isfinite(t[0]) else -1.0)
+        ma, mb = pair.means()
+        violations.append(Violation.from_perturbation(
+            pair.perturbation, original_score=ma, perturbed_score=mb, measure=u.gap,
+            detail=_side_by_side(pair)))
     summary = found.to_dict()
     summary.pop("per_pair")
+    ordered = sorted(((d, pair) for u in units for d, pair in u.pairs),
+                     key=lambda t: -abs(t[0]) if math.isfinite(t[0]) else 0.0)
     result = FairnessResult(
         relation=relation,
         passed=all(m.holds for m in measurements),
         measurements=tuple(measurements),
-        violations=violations,
+        violations=tuple(violations),
         n_inputs=found.n_pairs,
         n_violations=len(over),
         extra={**summary, "kind": analysis.kind, "n": analysis.n, "seed": analysis.seed,
-               **_skips(analysis, len(by_prompt) - len(units)),
+               "counts": analysis.counts(),
+               **({"noise_floor": {"control": analysis.control, **floor.to_dict()}}
+                  if floor is not None else {}),
+               **({"groups": group_entry} if group_entry else {}),
+               **_skips(analysis, len(all_units) - len(units)),
                **({"confidence": {"level": conf, "method": method,
                                   "n_resamples": N_RESAMPLES}} if conf is not None else {})},
-        sections=(analysis.table([r[3] for r in rated[:TABLE_PAIRS]]),),
+        sections=(analysis.table([pair for _, pair in ordered]), *group_tables),
     )
     conclude(result, statement=statement, measure_name=f"{what} gap", show=shown,
              discrimination=abs(found.gap), notes=notes,
-             inputs_title=f"worst {min(shown, len(over))} of {len(over)} prompt pair(s) "
-             f"over the bound (answers: original | counterfactual)")
+             inputs_title=f"worst {min(shown, len(over))} of {len(over)} prompt(s) over "
+             "the bound" + (" beyond their noise floor" if floor is not None else "")
+             + " (answers: original | counterfactual)")
+
+
+def _skip_notes(analysis: LLMCounterfactuals) -> list[str]:
+    notes = []
+    if analysis.unperturbed:
+        notes.append(f"{len(analysis.unperturbed)} prompt(s) without a {analysis.kind!r} "
+                     "counterfactual, not judged.")
+    if analysis.only_same_group:
+        notes.append(f"{len(analysis.only_same_group)} prompt(s) whose only "
+                     "counterfactuals are in their own group, not judged.")
+    if analysis.n_unrated:
+        notes.append(f"{analysis.n_unrated} answer(s) the scorer could not rate, left out.")
+    return notes
 
 
 def _check_generator_args(n: object, seed: object, confidence: object, ci_method: str,
@@ -643,6 +1023,7 @@ def assert_answer_gap_below(
     ci_method: str = "studentized",
     show: int = DEFAULT_SHOWN,
     nlp: Any = None,
+    control: str | None = DEFAULT_CONTROL,
 ) -> None:
     """|mean over prompts of (mean score of the prompt's answers - mean score of its
     counterfactuals' answers)| <= `max_gap` (counterfactual-sentiment-bias, section 3: the
@@ -653,12 +1034,25 @@ def assert_answer_gap_below(
     (`llm_counterfactuals`) and scored by `scorer` (a sentiment or toxicity `TextModel`,
     anything `as_model` accepts, a `judge_scorer`); `max_gap` is in the scorer's units
     (its `score`, or a judge's rating mapped to [0, 1]). Answers a judge could not rate are
-    left out and counted. With `confidence` (e.g. 0.95) the verdict uses the bootstrap interval
-    of the mean gap over prompts (`ci_method`, as `assert_paired_gap_below`): the test
-    fails only when the whole interval lies outside [-max_gap, max_gap]. A failure lists
-    the prompt pairs over the bound (changed words marked) with their answers side by side
-    and their scores; the result carries them as a Table. No counterfactual at all raises
-    `NothingJudgedError`.
+    left out and counted. A counterfactual in the prompt's own group (a template's
+    same-group fill) is never pooled with the other groups' (`LLMCounterfactuals`).
+
+    The noise floor (`control`, default "resample"; `metrics.noise.gap_beyond_floor`):
+    the same gap is measured between two controls that differ by sampling noise only (the
+    prompt against itself sampled again with `resample_seed`, or with "same-group" against
+    another member of the reference's group at the same seed), and the verdict is
+    |mean gap| - h <= `max_gap`, h the half-width of the mean gap that the controls'
+    noise explains at the level `confidence` (default 0.95; `ci_method` is not used):
+    a model without bias fails with probability at most 1 - level. With `control=None`
+    the gap itself is judged: with `confidence` (e.g. 0.95) by the bootstrap interval of
+    the mean gap over prompts (`ci_method`, as `assert_paired_gap_below`), failing only
+    when the whole interval lies outside [-max_gap, max_gap]. The judged inputs are
+    prompts (`n_inputs`, `n_violations`: prompts whose own gap is over the bound beyond
+    their floor). A failure lists them (changed words marked) with the answers of their
+    worst pair side by side, the noise floor and, for templates, each group's mean and
+    each pair of groups' gap with intervals (also in `extra["groups"]` and two tables);
+    the result carries every pair's answers as a detail Table. No counterfactual at all
+    raises `NothingJudgedError`; a `control` the prompts cannot give `ConfigurationError`.
     """
     __tracebackhide__ = True
     bound = check_bound(max_gap, "max_gap")
@@ -669,7 +1063,7 @@ def assert_answer_gap_below(
     count, base, conf, method, shown = _check_generator_args(n, seed, confidence,
                                                              ci_method, show)
     analysis = llm_counterfactuals(generator, prompts, kind=kind, n=count, seed=base,
-                                   scorer=scorer, nlp=nlp)
+                                   scorer=scorer, nlp=nlp, control=control)
 
     def values(pair: AnswerPair) -> tuple[list[float], list[float]]:
         return list(pair.original_scores), list(pair.counterfactual_scores)
@@ -696,6 +1090,7 @@ def assert_refusal_parity(
     ci_method: str = "studentized",
     show: int = DEFAULT_SHOWN,
     nlp: Any = None,
+    control: str | None = DEFAULT_CONTROL,
 ) -> None:
     """|refusal rate of the prompts - refusal rate of their counterfactuals| <=
     `max_gap`, paired by prompt (each prompt's rate over its `n` answers, minus the rate
@@ -704,7 +1099,8 @@ def assert_refusal_parity(
     An answer is a refusal when `refusal` scores it at or above `threshold`: by default
     the `RefusalDetector` heuristic (read its limits), or any refusal scorer (a
     `TextModel` whose score is the refusal probability, `refusal_detector(model=...)`).
-    `confidence`, `ci_method`, failures and the empty case as `assert_answer_gap_below`.
+    `confidence`, `ci_method`, `control` (the noise floor), failures and the empty case
+    as `assert_answer_gap_below`.
     """
     __tracebackhide__ = True
     bound = check_bound(max_gap, "max_gap", upper=1.0)
@@ -713,7 +1109,7 @@ def assert_refusal_parity(
                                                              ci_method, show)
     scorer = RefusalDetector() if refusal is None else refusal
     analysis = llm_counterfactuals(generator, prompts, kind=kind, n=count, seed=base,
-                                   scorer=scorer, nlp=nlp)
+                                   scorer=scorer, nlp=nlp, control=control)
 
     def refused(scores: Sequence[float]) -> list[float]:
         return [float(s >= cut) if math.isfinite(s) else math.nan for s in scores]
@@ -762,6 +1158,7 @@ def assert_answer_similarity_above(
     ci_method: str = "studentized",
     show: int = DEFAULT_SHOWN,
     nlp: Any = None,
+    control: str | None = DEFAULT_CONTROL,
 ) -> None:
     """Mean over prompt pairs of the similarity between the answers to a prompt and to
     its counterfactual >= `min_similarity`.
@@ -774,6 +1171,15 @@ def assert_answer_similarity_above(
     verdict uses the upper end of the bootstrap interval of the mean over pairs
     (`ci_method`): the test fails only when the whole interval is below the bound.
     Failures list the least similar pairs with their answers side by side.
+
+    The noise floor (`control`, default "resample"; `metrics.noise.similarity_beyond_floor`):
+    the similarity of two control answer sets (the prompt's answers against its answers
+    with `resample_seed`, or with "same-group" against another member of its group),
+    sample by sample, is the floor, and the verdict reads the similarity relative to it,
+    1 - (floor - similarity), per prompt, by its one-sided upper end at the level
+    `confidence` (default 0.95) >= `min_similarity`; with an identical control (a
+    deterministic model) it is the similarity itself. `control=None` judges the
+    similarity itself as described above.
     """
     __tracebackhide__ = True
     bound = check_number(min_similarity, "min_similarity", minimum=-1.0, maximum=1.0)
@@ -781,23 +1187,66 @@ def assert_answer_similarity_above(
                                                              ci_method, show)
     name, many = _similarities(similarity)
     analysis = llm_counterfactuals(generator, prompts, kind=kind, n=count, seed=base,
-                                   nlp=nlp)
+                                   nlp=nlp, control=control)
     relation = "llm_answer_similarity"
     if not analysis.pairs:
         _nothing(relation, analysis, "answers")
-    left = [a for p in analysis.pairs for a in p.original_answers]
-    right = [b for p in analysis.pairs for b in p.counterfactual_answers]
+    controls = analysis.controls()
+    everything = [*analysis.pairs, *controls]
+    left = [a for p in everything for a in p.original_answers]
+    right = [b for p in everything for b in p.counterfactual_answers]
     flat = np.asarray(many(left, right), dtype=np.float64).reshape(-1)
     if flat.shape[0] != len(left) or not np.isfinite(flat).all():
         raise ModelOutputError(
             f"the similarity gave {flat.shape[0]} values for {len(left)} answer pairs, or "
             "a value that is not finite; it must give one finite number per pair")
-    per_pair = flat.reshape(len(analysis.pairs), count).mean(axis=1)
+    sims: list[tuple[float, ...]] = []
+    at = 0
+    for pair in everything:
+        sims.append(tuple(float(v) for v in flat[at:at + len(pair.original_answers)]))
+        at += len(pair.original_answers)
+    per_pair = np.asarray([float(np.mean(v)) for v in sims[:len(analysis.pairs)]])
     mean = float(per_pair.mean())
+    by_prompt: dict[int, list[float]] = {}
+    for k, pair in enumerate(analysis.pairs):
+        by_prompt.setdefault(pair.prompt_index, []).append(float(per_pair[k]))
+    by_control: dict[int, list[float]] = {}
+    for pair, values in zip(controls, sims[len(analysis.pairs):], strict=True):
+        by_control.setdefault(pair.prompt_index, []).extend(values)
     label = f"mean {name} of counterfactual answers"
-    notes = [f"{len(analysis.pairs)} prompt pairs, {count} answers each, compared sample "
+    notes = [f"{len(analysis.pairs)} prompt pairs, {analysis.n} answers each, compared sample "
              "by sample (same seed)."]
-    if conf is None:
+    floor = None
+    judged = per_pair
+    if analysis.control is not None:
+        both = [i for i in by_prompt if i in by_control]
+        if not both:
+            raise ConfigurationError(
+                f"control={analysis.control!r} gave no control answers for the judged "
+                "prompts: use control='resample', or control=None")
+        level = FLOOR_LEVEL if conf is None else conf
+        floor = similarity_beyond_floor([float(np.mean(by_prompt[i])) for i in both],
+                                        [float(np.mean(by_control[i])) for i in both], level)
+        measurements = [
+            Measurement(f"{label} (mean over {len(analysis.pairs)} pairs)", mean),
+            Measurement(f"noise floor: mean {name} of the {analysis.control} answers",
+                        floor.control),
+            Measurement(f"{name} relative to the noise floor (upper {level:.0%} end)",
+                        floor.upper, bound, ">=",
+                        ci=(floor.relative - floor.half_width, floor.upper)),
+        ]
+        judged = np.asarray([
+            1.0 - (float(np.mean(by_control[p.prompt_index])) - float(per_pair[k]))
+            if p.prompt_index in by_control else float(per_pair[k])
+            for k, p in enumerate(analysis.pairs)])
+        notes.append(
+            f"noise floor ({analysis.control}): answers of the {analysis.control} control "
+            f"have mean {name} {floor.control:.3g}, the counterfactual answers "
+            f"{floor.similarity:.3g}; judged: 1 - (floor - similarity) = "
+            f"{floor.relative:.3g}, by its one-sided {level:.0%} upper end over "
+            f"{floor.n} prompts (a model without bias fails with probability at most "
+            f"{1 - level:.2g}); control=None judges the similarity itself.")
+    elif conf is None:
         measurements = [Measurement(label, mean, bound, ">=")]
     else:
         ci = bootstrap_mean(per_pair, n_resamples=N_RESAMPLES, confidence=conf, seed=base,
@@ -807,22 +1256,19 @@ def assert_answer_similarity_above(
             f"judged on the upper end of the {conf:.0%} {method} bootstrap interval "
             f"({N_RESAMPLES} resamples of the pairs): the test fails when the mean is at "
             f"its bound with probability {(1 - conf) / 2:.3g}.")
-    if analysis.unperturbed:
-        notes.append(f"{len(analysis.unperturbed)} prompt(s) without a {analysis.kind!r} "
-                     "counterfactual, not judged.")
+    notes += _skip_notes(analysis)
     scored = [
         AnswerPair(p.perturbation, p.prompt_index, p.seed, p.original_answers,
-                   p.counterfactual_answers, tuple(map(float, flat[k * count:(k + 1) * count])),
-                   tuple(map(float, flat[k * count:(k + 1) * count])))
+                   p.counterfactual_answers, sims[k], sims[k])
         for k, p in enumerate(analysis.pairs)]
-    order = sorted(range(len(scored)), key=lambda k: (float(per_pair[k]), k))
-    below = [k for k in order if per_pair[k] < bound]
+    order = sorted(range(len(scored)), key=lambda k: (float(judged[k]), k))
+    below = [k for k in order if judged[k] < bound]
     violations = tuple(
         Violation.from_perturbation(
             scored[k].perturbation, measure=float(per_pair[k]),
             detail=_side_by_side(scored[k], similarity=scored[k].original_scores))
         for k in below[:RECORDED_VIOLATIONS])
-    table = analysis.table([scored[k] for k in order[:TABLE_PAIRS]],
+    table = analysis.table([scored[k] for k in order],
                            title=f"answers side by side (scores: {name} of the sample pair)")
     result = FairnessResult(
         relation=relation,
@@ -833,7 +1279,9 @@ def assert_answer_similarity_above(
         n_violations=len(below),
         extra={"similarity": name, "mean": mean,
                "per_pair": [float(v) for v in per_pair], "kind": analysis.kind,
-               "n": count, "seed": base, **_skips(analysis),
+               "n": analysis.n, "seed": base, "counts": analysis.counts(), **_skips(analysis),
+               **({"noise_floor": {"control": analysis.control, **floor.to_dict()}}
+                  if floor is not None else {}),
                **({"confidence": {"level": conf, "method": method,
                                   "n_resamples": N_RESAMPLES}} if conf is not None else {})},
         sections=(table,),
@@ -843,4 +1291,5 @@ def assert_answer_similarity_above(
              f"have mean {name} >= {bound:g}",
              measure_name=name, show=shown, discrimination=bound - mean, notes=notes,
              inputs_title=f"least similar {min(shown, len(below))} of {len(below)} prompt "
-             "pair(s) below the bound (answers: original | counterfactual)")
+             "pair(s) below the bound" + (" relative to their noise floor" if floor else "")
+             + " (answers: original | counterfactual)")

@@ -45,6 +45,7 @@ __all__ = [
     "DatasetError",
     "GroupMasks",
     "SmallGroupError",
+    "read_records",
 ]
 
 #: File types a `Dataset` is read from.
@@ -408,6 +409,19 @@ def _open(source: object, encoding: str) -> _Raw:
             f"{'/'.join(DATASET_SUFFIXES)} file path, a pandas or polars DataFrame, or a list "
             "of dicts {column: value}")
     return _from_mappings(source, f"the {type(source).__name__} of records", "item")
+
+
+def read_records(
+    source: object, *, encoding: str = "utf-8"
+) -> tuple[str, list[str], Iterator[tuple[str, Mapping[str, object]]]]:
+    """The raw records of a data source, read as `Dataset` reads them (a file of
+    `DATASET_SUFFIXES`, a pandas or polars frame, a list of dicts), for readers with their
+    own columns (`checks.answers_file`): how messages name the source, its columns (empty
+    when a source of dicts names them record by record), and (location, record) pairs,
+    the location as "row 3 (data file 'x.csv', line 4)". Cells are as read (a CSV's
+    empty cell is ""); errors are `DatasetError`."""
+    raw = _open(source, _encoding(encoding))
+    return raw.name, list(raw.columns), raw.records
 
 
 # --------------------------------------------------------------------------- spec

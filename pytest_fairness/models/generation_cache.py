@@ -48,6 +48,7 @@ from typing import Any
 from ..errors import ConfigurationError, ModelOutputError
 from ..validation import check_int
 from .cache import CacheWarning, DiskCache, _storable, cache_file, check_fingerprint
+from .generators import generator_concurrency
 
 __all__ = ["AnswerStore", "CachedGenerator", "cached_generator", "sample_seed"]
 
@@ -185,6 +186,12 @@ class CachedGenerator:
     def __repr__(self) -> str:
         # the fingerprint only: the wrapped generator's repr may hold a secret
         return f"CachedGenerator(fingerprint={self.fingerprint!r}, path={str(self.path)!r})"
+
+    @property
+    def concurrency(self) -> int:
+        """The wrapped generator's `generator_concurrency` (this cache is thread-safe, so
+        `sample_continuations` runs that many of its calls at once)."""
+        return generator_concurrency(self.generator)
 
     def __call__(self, prompt: str, n: int, seed: int) -> list[str]:
         """Samples 0 to `n - 1` of `prompt` with `seed` (see the module docstring)."""

@@ -10,7 +10,9 @@ template"), unfinished sentences removed. `checks.generation.generation_bias` ru
 The generator protocol: `generator(prompt, n, seed) -> list[str]` returns `n` sampled
 continuations of `prompt` (without the prompt), deterministically for a given seed. A
 generator may also have `generate_many(prompts, n, seed) -> list[list[str]]`, which
-`sample_continuations` then calls once per seed with all its prompts (batching them).
+`sample_continuations` then calls once per seed with all its prompts (batching them),
+and a ``concurrency`` attribute (an int): how many of its calls may run at once
+(`generator_concurrency`; the calls must then be thread-safe).
 
 Local and API models share one set of options (issue 18): `hf_generator` takes the
 `stop=`, `system=` and chat formatting (`chat=True`, the tokenizer's chat template) of
@@ -28,6 +30,7 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..errors import ConfigurationError, ModelCallError, ModelOutputError
@@ -44,7 +47,13 @@ from .torchnn import device_of, eval_mode
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["HFGenerator", "TextGenerator", "hf_generator", "sample_continuations"]
+__all__ = [
+    "HFGenerator",
+    "TextGenerator",
+    "generator_concurrency",
+    "hf_generator",
+    "sample_continuations",
+]
 
 _SENTENCE_END = re.compile(r"[.!?](?:[\"')\]]*)|\n")
 
@@ -58,6 +67,18 @@ class TextGenerator(Protocol):
     def __call__(self, prompt: str, n: int, seed: int) -> Sequence[str]: ...
 
 
+def generator_concurrency(generator: object) -> int:
+    """How many calls of `generator` `sample_continuations` runs at once: its
+    ``concurrency`` attribute when that is an int >= 1 (a generator that declares it is
+    thread-safe and waits on I/O: `OpenAIGenerator`, a `CachedGenerator` over one, or
+    the user's own), else 1 (one call at a time, in the calling thread: `HFGenerator`,
+    a plain function)."""
+    value = getattr(generator, "concurrency", None)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return value
+    return 1
+
+
 def sample_continuations(
     generator: TextGenerator, prompts: Sequence[tuple[str, int]], n: int
 ) -> list[list[str]]:
@@ -66,36 +87,70 @@ def sample_continuations(
     `ModelCallError`). Through the generator's `generate_many(prompts, n, seed)` for the
     prompts that share a seed when it has one (`HFGenerator` batches them), else one call
     `generator(prompt, n, seed)` per prompt. Reports its progress in samples (under
-    pytest, a live line or a final line; `HFGenerator` reports each of its batches)."""
+    pytest, a live line or a final line; `HFGenerator` reports each of its batches).
+
+    One bounded pool for every request: the calls (one per seed, or one per prompt) run
+    `generator_concurrency(generator)` at a time on one thread pool, so a relation whose
+    prompts each have their own seed keeps `concurrency` requests in flight (an
+    `OpenAIGenerator` bounds its own requests in flight to its `concurrency` across all
+    calls). The answers do not depend on the order the calls finish in. The first error
+    stops the calls not yet started, lets those running finish, and is raised."""
     many = getattr(generator, "generate_many", None)
-    with progress(len(prompts) * n, "generating continuations", unit="samples",
-                  count_nested=True) as advance:
-        if not callable(many):
-            samples = []
-            for prompt, s in prompts:
-                samples.append(_sample(generator, prompt, n, s))
-                advance(n)
-            return samples
+    units: list[tuple[list[int], Any]] = []
+    if callable(many):
         by_seed: dict[int, list[int]] = {}
         for k, (_, s) in enumerate(prompts):
             by_seed.setdefault(s, []).append(k)
-        out: list[list[str]] = [[] for _ in prompts]
-        done = 0
         for s, indices in by_seed.items():
             texts = [prompts[k][0] for k in indices]
-            got = _call(functools.partial(many, texts, n, s),
-                        texts[0] if len(texts) == 1 else texts)
-            if isinstance(got, str) or not isinstance(got, Sequence) or len(got) != len(texts):
-                raise ModelOutputError(
-                    f"the generator's generate_many returned {type(got).__name__} for "
-                    f"{len(texts)} prompts; it must return one list of n continuations per "
-                    "prompt"
-                )
-            for k, prompt, items in zip(indices, texts, got, strict=True):
-                out[k] = _check_samples(items, prompt, n)
-            done += len(texts) * n
-            advance.to(done)  # what the generator did not report itself
+            units.append((indices, functools.partial(_many, many, texts, n, s)))
+    else:
+        for k, (prompt, s) in enumerate(prompts):
+            units.append(([k], functools.partial(_one_call, generator, prompt, n, s)))
+    out: list[list[str]] = [[] for _ in prompts]
+    workers = min(generator_concurrency(generator), len(units))
+    with progress(len(prompts) * n, "generating continuations", unit="samples",
+                  count_nested=True) as advance:
+        done = 0
+        if workers <= 1:
+            for indices, run in units:
+                for k, items in zip(indices, run(), strict=True):
+                    out[k] = items
+                done += len(indices) * n
+                advance.to(done)  # what the generator did not report itself
+            return out
+        with ThreadPoolExecutor(max_workers=workers,
+                                thread_name_prefix="pytest-fairness-generate") as pool:
+            futures = {pool.submit(run): indices for indices, run in units}
+            try:
+                for future in as_completed(futures):
+                    indices = futures[future]
+                    for k, items in zip(indices, future.result(), strict=True):
+                        out[k] = items
+                    done += len(indices) * n
+                    advance.to(done)
+            except BaseException:
+                for other in futures:
+                    other.cancel()  # the calls not started; those running finish
+                raise
         return out
+
+
+def _many(many: Any, texts: list[str], n: int, seed: int) -> list[list[str]]:
+    """One `generate_many(texts, n, seed)` call, checked."""
+    got = _call(functools.partial(many, texts, n, seed),
+                texts[0] if len(texts) == 1 else texts)
+    if isinstance(got, str) or not isinstance(got, Sequence) or len(got) != len(texts):
+        raise ModelOutputError(
+            f"the generator's generate_many returned {type(got).__name__} for "
+            f"{len(texts)} prompts; it must return one list of n continuations per "
+            "prompt"
+        )
+    return [_check_samples(items, prompt, n) for prompt, items in zip(texts, got, strict=True)]
+
+
+def _one_call(generator: TextGenerator, prompt: str, n: int, seed: int) -> list[list[str]]:
+    return [_sample(generator, prompt, n, seed)]
 
 
 def _call(run: Any, prompt: object) -> Any:

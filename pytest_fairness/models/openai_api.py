@@ -297,6 +297,9 @@ class OpenAIGenerator:
         self._stats = GenerationStats()
         self._client: httpx.Client | None = None
         self._n_supported = self.n_param
+        # issue 24: at most `concurrency` requests in flight across all concurrent calls
+        # (sample_continuations runs several generate_many calls at once)
+        self._slots = threading.BoundedSemaphore(self.concurrency)
 
     # ------------------------------------------------------------------ identity
 
@@ -520,7 +523,9 @@ class OpenAIGenerator:
         charset: str | None = None
         retry_after: str | None = None
         try:
-            with http_deadline.deadline(self.timeout), client.stream(
+            # one bound for every call of this generator (issue 24): the deadline starts
+            # once the request holds a slot
+            with self._slots, http_deadline.deadline(self.timeout), client.stream(
                     "POST", url, json=body, auth=auth, headers=_ACCEPT) as response:
                 status = response.status_code
                 retry_after = response.headers.get("retry-after")

@@ -583,18 +583,30 @@ class Summary:
         every recorded result (each result's ``extra["skipped"]``, `{reason: count}`, as
         `checks.verdict.skipped_counts` writes it: pairs the model did not score, texts
         without gendered words, corpus texts spaCy cannot parse, ...), in order of first
-        appearance."""
+        appearance. A result that names its skipped inputs (``extra["skipped_keys"]``,
+        `{reason: [key, ...]}`, as the LLM relations do with `checks.llm.prompt_key`) has
+        them counted once per distinct key over the run, however many tests skip them."""
         out: dict[str, int] = {}
+        keyed: dict[str, set[str]] = {}
         for t in self.tests:
             for r in t.results:
                 extra = r.get("extra")
                 found = extra.get("skipped") if isinstance(extra, Mapping) else None
                 if not isinstance(found, Mapping):
                     continue
+                keys = extra.get("skipped_keys") if isinstance(extra, Mapping) else None
                 for reason, n in found.items():
                     count = integer(n)
-                    if count > 0:
-                        out[str(reason)] = out.get(str(reason), 0) + count
+                    if count <= 0:
+                        continue
+                    named = keys.get(reason) if isinstance(keys, Mapping) else None
+                    out.setdefault(str(reason), 0)
+                    if isinstance(named, list) and len(named) == count:
+                        keyed.setdefault(str(reason), set()).update(map(str, named))
+                    else:
+                        out[str(reason)] += count
+        for reason, distinct in keyed.items():
+            out[reason] += len(distinct)
         return out
 
     def distinct_inputs(self, *, reference: bool = False) -> tuple[DistinctInput, ...]:

@@ -862,11 +862,48 @@ def _cell_text(cell: Cell) -> str:
     return printable(str(cell))
 
 
+#: Rows of a detail table (`Table.detail`) the terminal shows, by default and at -v.
+DETAIL_ROWS = (3, 10)
+
+
+def _detail_lines(section: Table, g: Group, width: int, verbosity: int,
+                  style: _Style) -> list[str]:
+    """A detail table (`Table.detail`, e.g. a chat model's answers side by side) for a
+    relation that did not hold: its first rows as records, one "column: value" line per
+    non-empty cell, wrapped at word boundaries to the width (3 rows by default, 10 at -v);
+    nothing for a relation that held. The JSON and HTML reports carry every row."""
+    if g.status == "PASS":
+        return []
+    limit = DETAIL_ROWS[1] if verbosity >= 1 else DETAIL_ROWS[0]
+    kept = section.rows[:limit]
+    lines = _title(printable(section.heading), g, width, style)
+    columns = [printable(c) for c in section.columns]
+    for k, row in enumerate(kept, 1):
+        lines.append(f"  row {k} of {len(section.rows)}")
+        for name, cell in zip(columns, row, strict=True):
+            text = " ".join(_cell_text(cell).split())
+            if not text:
+                continue
+            wrapped = wrap_words(f"{name}: {text}", max(10, width - 4))
+            lines.append("    " + wrapped[0])
+            lines.extend("      " + w for w in wrap_words(" ".join(wrapped[1:]),
+                                                          max(10, width - 6))
+                         if len(wrapped) > 1)
+    more = len(section.rows) - len(kept)
+    if more:
+        lines.append(f"  ... {more} more rows in the JSON and HTML reports"
+                     + ("" if verbosity >= 1 else " (-v shows 10)"))
+    return lines
+
+
 @section_lines.register
 def _table_lines(section: Table, g: Group, width: int, verbosity: int,
                  style: _Style) -> list[str]:
     """An aligned table (numbers right-aligned), its widest columns wrapped at word
-    boundaries to fit the width; the first 20 rows by default, all at -v."""
+    boundaries to fit the width; the first 20 rows by default, all at -v. A detail table
+    is drawn by `_detail_lines`."""
+    if section.detail:
+        return _detail_lines(section, g, width, verbosity, style)
     kept = section.rows if verbosity >= 1 else section.rows[:_TABLE_ROWS]
     rows = [[(_cell_text(c), None) for c in row] for row in kept]
     right = {i for i in range(len(section.columns))

@@ -231,10 +231,10 @@ def test_a_biased_generator_fails_showing_the_pair_and_the_answers() -> None:
 def test_the_confidence_interval_judges_the_gap() -> None:
     with capture(), pytest.raises(FairnessViolation, match="CI end"):
         assert_answer_gap_below(biased, PROMPTS, SENTIMENT, 0.2, kind=SWAP, n=2, seed=1,
-                                confidence=0.9)
+                                confidence=0.9, control=None)
     with capture() as state:
         assert_answer_gap_below(fair, PROMPTS, SENTIMENT, 0.2, kind=SWAP, n=2, seed=1,
-                                confidence=0.9, ci_method="percentile")
+                                confidence=0.9, ci_method="percentile", control=None)
     assert state.results[0]["extra"]["confidence"]["method"] == "percentile"
 
 
@@ -328,7 +328,8 @@ def test_dissimilar_answers_fail_with_the_least_similar_pairs() -> None:
     # "He is a great candidate. #0" vs "She seems adequate. #0": LCS "0" of 6 + 4 tokens
     assert state.results[0]["extra"]["mean"] == pytest.approx(2 * 1 / 10)
     with capture(), pytest.raises(FairnessViolation, match="upper studentized CI end"):
-        assert_answer_similarity_above(biased, PROMPTS, 0.5, kind=SWAP, n=2, confidence=0.9)
+        assert_answer_similarity_above(biased, PROMPTS, 0.5, kind=SWAP, n=2, confidence=0.9,
+                                       control=None)
 
 
 def test_similarity_functions_and_errors() -> None:
@@ -478,17 +479,26 @@ def test_templates_given_as_prompts_point_to_template_prompts() -> None:
 def test_llm_counterfactuals_over_template_prompts() -> None:
     found = template_prompts([LETTER, RAISE], PEOPLE)
     analysis = llm_counterfactuals(praises_men, found, n=2, seed=0, scorer=SENTIMENT)
-    assert (analysis.kind, analysis.unperturbed, len(analysis.pairs)) == ("template", (), 6)
-    assert [p.prompt_index for p in analysis.pairs] == [0, 0, 0, 1, 1, 1]
-    assert [p.counterfactual_scores for p in analysis.pairs] == [
-        (0.0, 0.0), (1.0, 1.0), (1.0, 1.0)] * 2
+    # the fills of the reference's own group (Mary -> Aisha) are kept apart (issue 24:
+    # pooled with the other group's, they diluted the gap)
+    assert (analysis.kind, analysis.unperturbed, len(analysis.pairs)) == ("template", (), 4)
+    assert [p.counterfactual for p in analysis.same_group] == [
+        found[0].perturbed, "Aisha asked for a raise."]
+    assert [p.prompt_index for p in analysis.pairs] == [0, 0, 1, 1]
+    assert [p.counterfactual_scores for p in analysis.pairs] == [(1.0, 1.0)] * 4
+    assert [p.counterfactual_scores for p in analysis.same_group] == [(0.0, 0.0)] * 2
     assert all(p.original_scores == (0.0, 0.0) for p in analysis.pairs)
     # one seed per template: its reference fill and every other fill share it
-    assert [p.seed for p in analysis.pairs[:3]] == [prompt_seed(0, found[0].original)] * 3
-    assert analysis.pairs[3].seed == prompt_seed(0, "Mary asked for a raise.")
-    assert analysis.pairs[0].counterfactual_answers == ("A candidate. #0", "A candidate. #1")
-    row = analysis.to_dict()["pairs"][1]
+    assert [p.seed for p in (*analysis.same_group[:1], *analysis.pairs[:2])] == [
+        prompt_seed(0, found[0].original)] * 3
+    assert analysis.pairs[2].seed == prompt_seed(0, "Mary asked for a raise.")
+    assert analysis.same_group[0].counterfactual_answers == ("A candidate. #0",
+                                                             "A candidate. #1")
+    row = analysis.to_dict()["pairs"][0]
     assert (row["from_group"], row["to_group"]) == ("female", "male")
+    assert analysis.counts() == {
+        "prompts": 2, "prompts judged": 2, "skipped prompts": 0, "counterfactual pairs": 4,
+        "control pairs": 0, "answers": 2 * 2 + 6 * 2, "unrated answers": 0}
 
 
 def test_the_relations_take_template_prompts_and_name_the_groups() -> None:
@@ -502,10 +512,18 @@ def test_the_relations_take_template_prompts_and_name_the_groups() -> None:
     assert "groups female -> male; #0: 0.00 'A candidate. #0' | 1.00 'A great candidate. #0'" \
         in message
     [result] = state.results
-    # per template: 0 for the reference fill, (0 + 1 + 1) / 3 over its counterfactuals
-    assert result["measurements"][0]["value"] == pytest.approx(-2 / 3)
-    assert result["n_inputs"] == 2
-    assert result["n_violations"] == 4  # the John and Ahmed fills; Aisha's gap is 0
+    # per template: 0 for the reference fill, 1 for the other group's (John, Ahmed); the
+    # same-group fill (Aisha) is no counterfactual (it read -2/3 when pooled)
+    assert result["measurements"][0]["value"] == pytest.approx(-1.0)
+    assert result["n_inputs"] == 2  # prompts, and so are the violations: no "4/2"
+    assert result["n_violations"] == 2
+    groups = result["extra"]["groups"]
+    assert groups["groups"]["female"]["mean"] == pytest.approx(0.0)
+    assert groups["groups"]["male"]["mean"] == pytest.approx(1.0)
+    assert groups["gaps"]["female - male"]["mean"] == pytest.approx(-1.0)
+    assert "answer score by group (mean over prompts, 95% interval): female 0 (n=2), " \
+        "male 1 (n=2)." in message
+    assert "gaps between groups: female - male -1." in message
     with capture() as state:
         assert_refusal_parity(praises_men, found, max_gap=0.0, n=2, seed=0)
         assert_answer_similarity_above(fair, found, 0.99, n=2, seed=0)
@@ -541,10 +559,11 @@ def test_openai_generator_against_the_loopback_stub(stub_module: Any) -> None:
         generator = openai_generator(stub.url, "stub", api_key_env=None, concurrency=2,
                                      timeout=5.0)
         with capture() as state:
-            assert_answer_similarity_above(generator, PROMPTS, 0.8, kind=SWAP, n=2, seed=5)
+            assert_answer_similarity_above(generator, PROMPTS, 0.8, kind=SWAP, n=2, seed=5,
+                                           control=None)
             with pytest.raises(FairnessViolation, match=r"\[\[He\]\] asked"):
                 assert_answer_similarity_above(generator, PROMPTS, 0.99, kind=SWAP, n=2,
-                                               seed=5)
+                                               seed=5, control=None)
         requests = len(stub.requests)
         assert requests == 12  # twice 3 originals + 3 counterfactuals, n=2 in one request
         bodies = {r.body["messages"][-1]["content"]: r.body["seed"] for r in stub.requests}
@@ -604,3 +623,27 @@ def biased_on_words(prompt: str, n: int, seed: int) -> list[str]:
     words = {w.strip(".,;!?").lower() for w in prompt.split()}
     good = bool(words & {"brother", "he"})
     return [("A great request." if good else "A request.") + f" #{i}" for i in range(n)]
+
+
+def test_seeds_and_answers_are_those_of_the_release_before_issue_24() -> None:
+    """The prompts' seeds (and so their answers, and a generation cache's keys) are those
+    the code before the one-pool change gave (values recorded from it): a prompt and its
+    counterfactual share them, and a template's same-group fill keeps its seed."""
+    def echo_seed(prompt: str, n: int, seed: int) -> list[str]:
+        return [f"{seed % 1000}/{i}" for i in range(n)]
+
+    found = llm_counterfactuals(echo_seed, PROMPTS, kind=SWAP, n=2, seed=7)
+    assert [(p.seed, p.original_answers, p.counterfactual_answers) for p in found.pairs] == [
+        (2305234875, ("875/0", "875/1"), ("875/0", "875/1")),
+        (663877324, ("324/0", "324/1"), ("324/0", "324/1")),
+        (3593463765, ("765/0", "765/1"), ("765/0", "765/1"))]
+    templates = llm_counterfactuals(echo_seed, template_prompts(
+        ["Ask {name}."], {"female": ["Mary", "Aisha"], "male": ["John"]}), n=1, seed=3)
+    assert [(p.counterfactual, p.seed, p.counterfactual_answers)
+            for p in (*templates.same_group, *templates.pairs)] == [
+        ("Ask Aisha.", 588990861, ("861/0",)), ("Ask John.", 588990861, ("861/0",))]
+    with_floor = llm_counterfactuals(echo_seed, PROMPTS, kind=SWAP, n=2, seed=7,
+                                     control="resample")
+    assert [p.seed for p in with_floor.pairs] == [p.seed for p in found.pairs]
+    assert all(r.seed != p.seed and r.original_answers == p.original_answers
+               for r, p in zip(with_floor.resamples, with_floor.pairs, strict=True))
