@@ -192,7 +192,7 @@ def _rows(reader: csv.DictReader[str], file: Path) -> Iterator[dict[str, Any]]:
             problem = (f"a cell longer than {csv.field_size_limit():,} characters, csv's field "
                        "limit (most often a quote left open)" if limit else f"not CSV ({exc})")
             raise _fail(file, problem, "one row per line, quotes closed (a quote inside a "
-                        "cell doubled: \"\")", reader.line_num) from None
+                        "cell doubled: \"\")", reader.reader.line_num) from None
         if row is None:
             return
         yield row

@@ -290,7 +290,7 @@ def _wrong_delimiter(path: Path, header: Sequence[str], delimiter: str) -> None:
            f"sep={other!r}) and pass the DataFrame)")
     raise DatasetError(
         f"data file '{shown_path(path)}' is read as {expected}-separated (its suffix is "
-        f"{path.suffix!r}), but its header line {_shown(header[0])} holds no {expected} and "
+        f"{path.suffix!r}), but its header line {_shown(header[0])} holds no {expected} but "
         f"{name}s: it looks {name}-separated. {fix[0].upper()}{fix[1:]}")
 
 

@@ -408,7 +408,7 @@ def _read_csv(
             if reader.fieldnames is None:
                 return
         except csv.Error as exc:
-            raise _csv_error(name, reader.line_num, exc) from None
+            raise _csv_error(name, reader.reader.line_num, exc) from None
         if column not in reader.fieldnames:
             raise ConfigurationError(
                 f"corpus {name} has no column '{column}'; its columns are: "
@@ -419,7 +419,7 @@ def _read_csv(
             try:
                 row = next(reader, None)
             except csv.Error as exc:
-                raise _csv_error(name, reader.line_num, exc) from None
+                raise _csv_error(name, reader.reader.line_num, exc) from None
             if row is None:
                 return
             text = row.get(column)
