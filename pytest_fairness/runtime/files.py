@@ -99,6 +99,9 @@ def open_binary(
                     f"an existing file{hint}") from None
     except IsADirectoryError:  # where a directory cannot be opened at all
         raise error(_refusal(file, what, "a directory")) from None
+    except ValueError:  # a NUL character: no file system has such a name
+        raise error(f"{what} '{shown_path(file)}' holds a NUL character, which no file name "
+                    "can; pass the path without it") from None
     except OSError as exc:
         raise error(f"{what} '{shown_path(file)}' cannot be opened ({exc.strerror}); check "
                     "its permissions, or pass another path") from None
@@ -141,7 +144,7 @@ def text_encoding(
                     f"{type(encoding).__name__} {printable(repr(encoding))[:60]}")
     try:
         info = codecs.lookup(encoding)
-    except LookupError:
+    except (LookupError, ValueError):  # ValueError: a NUL in the name
         raise error(f"{option}={printable(repr(encoding))[:60]} is not a text encoding Python "
                     f"knows; pass one such as {_SUGGESTED}") from None
     if not getattr(info, "_is_text_encoding", True):
