@@ -188,9 +188,13 @@ def _rows(reader: csv.DictReader[str], file: Path) -> Iterator[dict[str, Any]]:
         try:
             row = next(reader, None)
         except csv.Error as exc:
-            limit = "field limit" in str(exc)
-            problem = (f"a cell longer than {csv.field_size_limit():,} characters, csv's field "
-                       "limit (most often a quote left open)" if limit else f"not CSV ({exc})")
+            if "field limit" in str(exc):
+                problem = (f"a cell longer than {csv.field_size_limit():,} characters, csv's "
+                           "field limit (most often a quote left open)")
+            elif "unexpected end of data" in str(exc):
+                problem = "the file ends inside a quoted cell (a quote never closed)"
+            else:
+                problem = f"not CSV ({exc})"
             raise _fail(file, problem, "one row per line, quotes closed (a quote inside a "
                         "cell doubled: \"\")", reader.reader.line_num) from None
         if row is None:
@@ -236,7 +240,7 @@ def crows_pairs(
     wanted = None if bias_types is None else set(
         _choice(bias_types, CROWS_PAIRS_BIAS_TYPES, "bias_types"))
     text = _read_text(file, "CrowS-Pairs")
-    reader = csv.DictReader(text.splitlines(keepends=True), restkey=_EXTRA)
+    reader = csv.DictReader(text.splitlines(keepends=True), restkey=_EXTRA, strict=True)
     columns = _csv_header(reader, file)
     missing = [c for c in _CROWS_COLUMNS if c not in columns]
     if missing:
@@ -635,7 +639,7 @@ def _label_value(raw: str) -> int | float | str:
 def _template_rows(file: Path, template: str, label: str, term: str,
                    placeholder: str) -> Iterator[dict[str, Any]]:
     text = _read_text(file, "an identity-term template set")
-    reader = csv.DictReader(text.splitlines(keepends=True))
+    reader = csv.DictReader(text.splitlines(keepends=True), strict=True)
     columns = _csv_header(reader, file)
     missing = [c for c in (template, label, term) if c not in columns]
     if missing:

@@ -269,8 +269,14 @@ def _csv_error(path: Path, line: int, exc: csv.Error) -> DatasetError:
             "reads as one cell: close it, or escape quotes inside cells by doubling them "
             "(\"\"). Texts that long are not sentences to score; if you need them, store the "
             "data as .jsonl or .parquet, which have no such limit")
+    if "unexpected end of data" in str(exc):
+        return DatasetError(
+            f"{where}: the file ends inside a quoted cell: a quote opened on or before this "
+            "line is never closed, so the rest of the file would read as one cell. Close "
+            "it, or double a quote that is part of the text (\"\")")
     return DatasetError(f"{where} cannot be read as delimited text ({exc}); fix the line "
-                        "(quote cells that hold the delimiter, a quote or a line break)")
+                        "(quote cells that hold the delimiter, a quote or a line break, and "
+                        "double a quote inside a quoted cell: \"\")")
 
 
 def _wrong_delimiter(path: Path, header: Sequence[str], delimiter: str) -> None:
@@ -296,7 +302,9 @@ def _wrong_delimiter(path: Path, header: Sequence[str], delimiter: str) -> None:
 
 def _read_delimited(path: Path, encoding: str, delimiter: str) -> _Raw:
     lines = _lines(path, encoding, newline="")
-    reader = csv.reader(lines, delimiter=delimiter)
+    # strict: a quote never closed, or text after a closing quote, is an error, not a
+    # cell that silently swallows the rest of the file or drops the quote.
+    reader = csv.reader(lines, delimiter=delimiter, strict=True)
     try:
         header = next(reader, None)
     except csv.Error as exc:

@@ -32,7 +32,7 @@ from typing import Literal
 
 from ..runtime.printable import printable
 from ..types import BuiltinKind, Perturbation, Span
-from .dataset import Dataset, DatasetError
+from .dataset import Dataset, DatasetError, _unknown_column
 
 __all__ = [
     "DATA_KIND",
@@ -309,8 +309,14 @@ def _key_arg(key: str | Sequence[str] | None, data: Dataset) -> tuple[str, ...]:
                            f"str such as ('template', 'emotion')), got {type(key).__name__} "
                            f"{printable(repr(key))[:60]}")
     for name in names:
-        data.column(str(name))  # an unknown column raises, listing those that exist
+        _known(data, str(name), "key")
     return tuple(str(name) for name in names)
+
+
+def _known(data: Dataset, column: str, role: str) -> None:
+    """An unknown column raises, listing those that exist and naming the option."""
+    if column not in data.columns:
+        raise _unknown_column(column, role, data.columns, data.name)
 
 
 def _key_cells(data: Dataset, keys: Sequence[str]) -> list[tuple[object, ...]]:
@@ -341,7 +347,7 @@ def _group_arg(group: str | None, data: Dataset) -> str:
         return data.group_columns[0]
     if not isinstance(group, str) or not group:
         raise DatasetError(f"group must name a column, got {group!r:.60}")
-    data.column(group)
+    _known(data, group, "group")
     return group
 
 
@@ -450,6 +456,20 @@ def _key_text(keys: Sequence[str], cells: tuple[object, ...]) -> str:
     return ", ".join(f"{k}={c!r}" for k, c in zip(keys, cells, strict=True))
 
 
+def _read_pairs_source(source: object, a: str, encoding: str) -> Dataset:
+    """`source` read as a `Dataset` with `a` as its text column; a missing `a` column is
+    reported as the ``a=`` it was asked for as (not ``text=``, which this function has no
+    argument for)."""
+    try:
+        return Dataset(source, text=a, encoding=encoding)
+    except DatasetError as exc:
+        message = str(exc)
+        if f"no column {a!r} (asked for as text=)" not in message:
+            raise
+        raise DatasetError(message.replace("(asked for as text=)", "(asked for as a=)")
+                           .replace("Pass text=", "Pass a=")) from None
+
+
 def pairs_from_columns(
     source: object,
     *,
@@ -480,7 +500,15 @@ def pairs_from_columns(
             or not all(isinstance(g, str) and g for g in groups)):
         raise DatasetError(f"groups must be two names (str, str) for the sides a and b, got "
                            f"{groups!r:.60}")
-    data = source if isinstance(source, Dataset) else Dataset(source, text=a, encoding=encoding)
+    data = source if isinstance(source, Dataset) else _read_pairs_source(source, a, encoding)
+    if attribute_column is not None and (not isinstance(attribute_column, str)
+                                         or not attribute_column):
+        raise DatasetError(f"attribute_column must name a column (a non-empty str) or be "
+                           f"None, got {printable(repr(attribute_column))[:60]}")
+    _known(data, a, "a")
+    _known(data, b, "b")
+    if attribute_column is not None:
+        _known(data, attribute_column, "attribute_column")
     first = data.column(a)
     second = data.column(b)
     attributes = data.column(attribute_column) if attribute_column is not None else None

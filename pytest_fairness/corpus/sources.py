@@ -402,7 +402,7 @@ def _read_csv(
     path: Path, column: str, name: str, encoding: str, errors: str
 ) -> Iterator[str]:
     lines = _lines(path, encoding, errors, newline="")
-    reader = csv.DictReader(lines)
+    reader = csv.DictReader(lines, strict=True)  # an unclosed quote is an error
     try:
         try:
             if reader.fieldnames is None:
@@ -442,6 +442,10 @@ def _csv_error(name: str, line: int, exc: csv.Error) -> ConfigurationError:
                    "module's field limit); most often a quote is left open, so the rest of "
                    "the file reads as one cell. Close it (a quote inside a cell is doubled: "
                    "\"\"), or store long texts in a .txt or .jsonl corpus")
+    elif "unexpected end of data" in str(exc):
+        problem = ("the file ends inside a quoted cell: a quote is never closed, so the "
+                   "rest of the file would read as one text. Close it (a quote inside a "
+                   "cell is doubled: \"\")")
     else:
         problem = f"cannot be read as CSV ({exc}); fix the line"
     return ConfigurationError(f"corpus {printable(name)}, line {line}: {problem}")

@@ -422,3 +422,40 @@ def test_building_a_dataset_is_linear_in_its_rows() -> None:
     with time_limit(120):
         small, large = best(20_000), best(200_000)
     assert large / small < 40, f"20k rows {small:.3f} s, 200k rows {large:.3f} s"
+
+
+# --------------------------------------------------------------------------- quotes
+
+
+@pytest.mark.parametrize("reader", ["Dataset csv", "iter_rows csv", "Corpus csv", "crows_pairs",
+                                    "identity_term_templates"])
+def test_a_quote_never_closed_does_not_swallow_the_rest_of_the_file(tmp_path: Path,
+                                                                    reader: str) -> None:
+    path = tmp_path / _file_name(reader)
+    header = {"crows_pairs": CROWS_HEADER, "identity_term_templates": TEMPLATES_HEADER}.get(
+        reader, "text\n")
+    path.write_text(header + '"She said hi\nHe left\nThey stayed\n', encoding="utf-8")
+    refused(lambda: READERS[reader][1](path), ConfigurationError, path.name, "quote")
+
+
+def test_text_after_a_closing_quote_is_refused_not_dropped(tmp_path: Path) -> None:
+    path = tmp_path / "data.csv"
+    path.write_text('text,label\n"She"s here,1\n', encoding="utf-8")
+    refused(lambda: Dataset(path), DatasetError, "data.csv", "line 2", '""')
+
+
+@pytest.mark.parametrize(("call", "option"), [
+    (lambda d: d.pairs("nope", a="female", b="male"), "key="),
+    (lambda d: d.pairs("k", "nope", a="female", b="male"), "group="),
+    (lambda d: pairs_from_columns(d, a="nope", b="text"), "a="),
+    (lambda d: pairs_from_columns(d, a="text", b="nope"), "b="),
+    (lambda d: pairs_from_columns(d, a="text", b="k", attribute_column="nope"),
+     "attribute_column="),
+    (lambda d: pairs_from_columns(d, a="text", b="k", attribute_column=5), "attribute_column"),
+    (lambda d: pairs_from_columns([{"text": "a", "b": "c"}], b="b"), "a="),
+])
+def test_an_unknown_pairing_column_names_the_option_it_was_given_as(
+        call: Callable[[Dataset], object], option: str) -> None:
+    data = Dataset(PAIR_ROWS, groups="gender")
+    message = refused(lambda: call(data), DatasetError, option)
+    assert "column=" not in message.replace("attribute_column=", "")
