@@ -491,6 +491,8 @@ def _bbq_row(file: Path, line: int, raw: str) -> BBQItem:
     except RecursionError:
         raise _fail(file, "JSON nested deeper than Python's JSON reader can follow",
                     expected, line) from None
+    except ValueError:  # a number of more than 4,300 digits
+        raise _fail(file, "a number longer than Python reads", expected, line) from None
     if not isinstance(row, Mapping):
         raise _fail(file, f"a JSON {type(row).__name__}, not an object", expected, line)
     missing = [k for k in _BBQ_KEYS if k not in row]
@@ -545,10 +547,14 @@ def _bbq_row(file: Path, line: int, raw: str) -> BBQItem:
     if target is not None:
         other = next(i for i in range(3) if i not in (unknown, target))
         biased = target if row["question_polarity"] == "neg" else other
+    question_index = row.get("question_index", "")
+    if isinstance(question_index, bool) or not isinstance(question_index, (str, int)):
+        raise _fail(file, f"question_index is {printable(repr(type(question_index)))}",
+                    "a str or number (the published files number their questions)", line)
     return BBQItem(
         category=category,
         example_id=example_id,
-        question_index=str(row.get("question_index", "")),
+        question_index=str(question_index),
         context=row["context"], question=row["question"],
         answers=(row["ans0"], row["ans1"], row["ans2"]), label=int(label),
         context_condition=row["context_condition"],

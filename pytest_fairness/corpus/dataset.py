@@ -221,7 +221,10 @@ _REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 3, 40, 40
 
 def _shown(value: object) -> str:
     """A cell as a message shows it: a short repr, control characters escaped."""
-    return printable(_REPR.repr(value))
+    try:
+        return printable(_REPR.repr(value))
+    except ValueError:  # an int too long for repr (sys.get_int_max_str_digits)
+        return f"<a {type(value).__name__} too long to show>"
 
 
 def _decode_error(path: Path, encoding: str, exc: UnicodeError) -> DatasetError:
@@ -377,6 +380,12 @@ def _json(text: str, where: str, hook: Callable[[list[tuple[str, Any]]], dict[st
                            f"{exc.colno}); {fix}") from None
     except RecursionError:
         raise _too_deep(where) from None
+    except DatasetError:  # the hook's, on a duplicate key
+        raise
+    except ValueError as exc:  # a number longer than Python converts (4,300 digits)
+        raise DatasetError(f"{where} holds a number Python will not read "
+                           f"({printable(str(exc))[:120]}); write it as a string, or "
+                           "drop it") from None
 
 
 def _read_jsonl(path: Path, encoding: str) -> _Raw:
@@ -930,6 +939,13 @@ class Dataset:
         Rows whose cell is missing belong to no group; `GroupMasks.n_missing` counts them.
         """
         values = self._group_values(column)
+        for row, value in enumerate(values, start=1):
+            if value is not None and not isinstance(value, (str, int, float)):
+                raise DatasetError(
+                    f"{self.name}, row {row}: the group cell in column {column!r} is a "
+                    f"{type(value).__name__} ({_shown(value)}); a group is one value per "
+                    "column (a str or number): for a row in several groups, give each "
+                    "attribute its own column")
         keys = [None if v is None else str(v) for v in values]
         arr = np.array([k if k is not None else "" for k in keys], dtype=object)
         present = sorted({k for k in keys if k is not None})

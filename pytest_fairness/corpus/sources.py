@@ -468,6 +468,10 @@ def _read_jsonl(
                 raise ConfigurationError(
                     f"{where} holds JSON nested deeper than Python's JSON reader can follow; "
                     f"each line must be an object with a '{column}' text") from None
+            except ValueError as exc:  # a number of more than 4,300 digits
+                raise ConfigurationError(
+                    f"{where} holds a number Python will not read ({exc}); write it as a "
+                    "string, or drop it") from None
             if not isinstance(record, dict):
                 raise ConfigurationError(
                     f"{where} is a JSON {type(record).__name__}, not an object with a "

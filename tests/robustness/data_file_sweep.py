@@ -375,6 +375,25 @@ def build(root: Path) -> None:
                         (lambda: Dataset("data.xlsx"), ".xlsx")):
         bad(f"Dataset call {named}", call, named)
 
+    # Values too long or too deep to print, group cells that are no single value.
+    huge = "9" * 5000
+    for reader, body in (("Dataset jsonl", '{"text": "a", "label": ' + huge + "}\n"),
+                         ("Dataset json", '[{"text": "a", "x": ' + huge + "}]"),
+                         ("iter_rows jsonl", '{"text": "a", "x": ' + huge + "}\n"),
+                         ("Corpus jsonl", '{"text": "a", "x": ' + huge + "}\n"),
+                         ("bbq", json.dumps(BBQ_ROW)[:-1] + ', "x": ' + huge + "}\n")):
+        file_name, read = READERS[reader]
+        path = fresh("huge") / file_name
+        path.write_text(body)
+        bad(f"{reader}: a 5,000-digit number", lambda r=read, p=path: r(p), "number")
+    bad("Dataset text 10**5000", lambda: Dataset([{"text": 10**5000}]), "too long to show")
+    for cell in ([1], {"a": 1}, ("f", "m")):
+        bad(f"group cell {cell!r}",
+            lambda c=cell: Dataset([{"text": "a", "g": c}], groups="g").groups("g"), "'g'")
+    for value in ([1], {"a": 1}, None, True):
+        path = bbq_file([dict(BBQ_ROW, question_index=value)])
+        bad(f"bbq question_index {value!r}", lambda p=path: bbq(p), "question_index")
+
     # Corpus.
     for call, named in ((lambda: Corpus("texts.docx"), ".docx"), (lambda: Corpus(b"x"), "bytes"),
                         (lambda: Corpus({"a"}), "set"), (lambda: Corpus(5), "int"),

@@ -34,7 +34,7 @@ FRAGMENTS = [b"text", b"label", b"g", b",", b"\t", b";", b'"', b'""', b"\n", b"\
              b"{", b"}", b"[", b"]", b":", b'"text"', b'"label"', b"null", b"NaN", b"1",
              b"1.5", b"-0", b"1e999", b"true", b"\\", b"\\u", b"\\ud800", b"\x00", b"\xff",
              b"\xef\xbb\xbf", b"\xe9", b"caf\xc3\xa9", b" ", b"she", b"{identity}", b"[[",
-             b"PAR1", b"\x15\x04"]
+             b"PAR1", b"\x15\x04", b"9" * 4400]
 spliced = st.lists(st.sampled_from(FRAGMENTS) | st.binary(max_size=8), max_size=60).map(
     b"".join)
 any_bytes = st.binary(max_size=400) | spliced
@@ -186,6 +186,14 @@ BBQ_LINE = json.dumps({
        tail=any_bytes)
 def test_bbq_lines_cut_and_spliced(prefix: bytes, cut: int, tail: bytes) -> None:
     _outcome(bbq, prefix + BBQ_LINE[: len(BBQ_LINE) - cut] + tail, "Age.jsonl")
+
+
+@FUZZ
+@given(fields=st.dictionaries(st.sampled_from(sorted(json.loads(BBQ_LINE))), json_values,
+                              min_size=1, max_size=3))
+def test_bbq_rows_with_fields_of_any_json(fields: dict[str, object]) -> None:
+    row = dict(json.loads(BBQ_LINE), **fields)
+    _outcome(bbq, json.dumps(row).encode(), "Age.jsonl")
 
 
 @pytest.mark.parametrize("reader", [crows_pairs, identity_term_templates],

@@ -459,3 +459,45 @@ def test_an_unknown_pairing_column_names_the_option_it_was_given_as(
     data = Dataset(PAIR_ROWS, groups="gender")
     message = refused(lambda: call(data), DatasetError, option)
     assert "column=" not in message.replace("attribute_column=", "")
+
+
+# --------------------------------------------------------------------------- odd values
+
+HUGE = "9" * 5000  # past Python's 4,300-digit limit on reading an int
+
+
+@pytest.mark.parametrize(("reader", "body"), [
+    ("Dataset jsonl", '{"text": "a", "label": ' + HUGE + "}\n"),
+    ("Dataset json", '[{"text": "a", "unused": ' + HUGE + "}]"),
+    ("iter_rows jsonl", '{"text": "a", "unused": ' + HUGE + "}\n"),
+    ("Corpus jsonl", '{"text": "a", "unused": ' + HUGE + "}\n"),
+    ("bbq", json.dumps(BBQ_ROW)[:-1] + ', "x": ' + HUGE + "}\n"),
+])
+def test_a_number_too_long_for_python_is_a_named_error(tmp_path: Path, reader: str,
+                                                       body: str) -> None:
+    path = tmp_path / ("Age.jsonl" if reader == "bbq" else _file_name(reader))
+    path.write_text(body, encoding="utf-8")
+    refused(lambda: READERS[reader][1](path), ConfigurationError, path.name, "number")
+
+
+def test_cells_too_big_or_deep_to_print_are_shown_short() -> None:
+    deep: list[object] = []
+    inner = deep
+    for _ in range(900):
+        inner.append([])
+        inner = inner[-1]  # type: ignore[assignment]
+    refused(lambda: Dataset([{"text": 10**5000}]), DatasetError, "too long to show")
+    message = refused(lambda: Dataset([{"text": deep}]), DatasetError, "a list")
+    assert len(message) < 600
+
+
+@pytest.mark.parametrize("cell", [[1], {"a": 1}, ("f", "m")])
+def test_a_group_cell_that_is_no_single_value_is_refused(cell: object) -> None:
+    data = Dataset([{"text": "a", "g": cell}, {"text": "b", "g": "f"}], groups="g")
+    refused(lambda: data.groups("g"), DatasetError, "'g'", "row 1", "own column")
+
+
+@pytest.mark.parametrize("value", [[1], {"a": 1}, None, True])
+def test_a_bbq_question_index_that_is_no_value_is_refused(tmp_path: Path, value: object) -> None:
+    path = _bbq_file(tmp_path / "Age.jsonl", [dict(BBQ_ROW, question_index=value)])
+    refused(lambda: bbq(path), ConfigurationError, "question_index", "line 1")
