@@ -54,6 +54,8 @@ __all__ = [
 DATASET_SUFFIXES: tuple[str, ...] = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
 #: How many offending rows an error message lists before it says "and N more".
 _LISTED = 10
+#: The most intersectional groups `Dataset.intersections` builds (each is a row mask).
+MAX_INTERSECTIONS = 10_000
 
 BoolArray = npt.NDArray[np.bool_]
 Label = str | int
@@ -976,6 +978,14 @@ class Dataset:
         minimum = check_int(min_size, "min_size", minimum=1)
         drop = check_bool(drop_small, "drop_small")
         per_column = [self.groups(c) for c in names]
+        n_combos = math.prod(len(masks) for masks in per_column)
+        if n_combos > MAX_INTERSECTIONS:
+            sizes = ", ".join(f"{c!r}: {len(m)}" for c, m in zip(names, per_column, strict=True))
+            raise DatasetError(
+                f"{self.name}: the columns {names!r} make {n_combos:,} intersectional groups "
+                f"(values per column: {sizes}), more than the {MAX_INTERSECTIONS:,} this "
+                "computes; intersect fewer columns, or columns with fewer values (bin a "
+                "column first)")
         missing = np.zeros(self._n, dtype=bool)
         for c in names:
             missing |= np.array([v is None for v in self.column(c)], dtype=bool)

@@ -50,6 +50,9 @@ DATA_KIND: BuiltinKind = "data"
 #: tokens concatenate back to the text, so the diff's spans rebuild it exactly.
 _TOKEN = re.compile(r"\w+(?:'\w+)?|\s+|[^\w\s]")
 _LISTED = 10
+#: The most pairs one call makes: ``match="all"`` over keys shared by many rows grows as
+#: the product of their counts.
+MAX_PAIRS = 1_000_000
 
 
 def _tokens(text: str) -> list[tuple[str, int, int]]:
@@ -423,6 +426,13 @@ def pairs_from_dataset(
                 f"group, where one row per group is expected: {listed}{more}. Add the column "
                 "that tells those rows apart to key= (e.g. the emotion word or pair id), or "
                 "pass match='all' to pair every a-row with every b-row of a key")
+    total = sum(len(ra) * len(rb) for ra, rb in by_key.values())
+    if total > MAX_PAIRS:
+        raise DatasetError(
+            f"{data.name}: key(s) {keys!r} would make {total:,} pairs ({side_a!r} x {side_b!r} "
+            f"rows of each key{', every a-row with every b-row' if match == 'all' else ''}), "
+            f"more than {MAX_PAIRS:,}; add a column to key= so that fewer rows share a key, "
+            "or select fewer rows first (Dataset.select)")
     texts = data.texts
     made: list[Perturbation] = []
     pair_keys: list[tuple[object, ...]] = []

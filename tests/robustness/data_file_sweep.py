@@ -394,6 +394,16 @@ def build(root: Path) -> None:
         path = bbq_file([dict(BBQ_ROW, question_index=value)])
         bad(f"bbq question_index {value!r}", lambda p=path: bbq(p), "question_index")
 
+    # Blow-ups bounded.
+    many = Dataset([{"text": f"{w} {i}", "g": w, "k": "one"} for w in "ab" for i in range(1_001)],
+                   groups="g", keys="k")
+    bad("pairs match='all' of 1,001 x 1,001 rows", lambda: many.pairs(a="a", b="b", match="all"),
+        "pairs")
+    wide = Dataset([{"text": f"t{i}", "x": str(i % 150), "y": str(i % 149)}
+                    for i in range(150 * 149)], groups=("x", "y"))
+    bad("intersections of 150 x 149 values", lambda: wide.intersections(("x", "y")),
+        "intersectional groups")
+
     # Corpus.
     for call, named in ((lambda: Corpus("texts.docx"), ".docx"), (lambda: Corpus(b"x"), "bytes"),
                         (lambda: Corpus({"a"}), "set"), (lambda: Corpus(5), "int"),

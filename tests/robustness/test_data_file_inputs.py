@@ -501,3 +501,21 @@ def test_a_group_cell_that_is_no_single_value_is_refused(cell: object) -> None:
 def test_a_bbq_question_index_that_is_no_value_is_refused(tmp_path: Path, value: object) -> None:
     path = _bbq_file(tmp_path / "Age.jsonl", [dict(BBQ_ROW, question_index=value)])
     refused(lambda: bbq(path), ConfigurationError, "question_index", "line 1")
+
+
+# --------------------------------------------------------------------------- blow-ups
+
+
+def test_match_all_over_a_key_shared_by_many_rows_is_bounded() -> None:
+    rows = [{"text": f"{who} {i}", "g": who, "k": "one"} for who in ("a", "b")
+            for i in range(1_001)]
+    data = Dataset(rows, groups="g", keys="k")
+    refused(lambda: data.pairs(a="a", b="b", match="all"), DatasetError, "1,002,001 pairs",
+            "key=")
+
+
+def test_intersections_of_many_valued_columns_are_bounded() -> None:
+    rows = [{"text": f"t{i}", "x": str(i % 150), "y": str(i % 149)} for i in range(150 * 149)]
+    data = Dataset(rows, groups=("x", "y"))
+    refused(lambda: data.intersections(("x", "y"), drop_small=True), DatasetError,
+            "22,350 intersectional groups", "'x': 150")
