@@ -670,7 +670,14 @@ class Dataset:
 
     Cells are stored as read -- CSV and TSV cells are str (no type guessing: a label
     "1" stays "1"; use JSON or a frame for int labels) -- except that every missing cell
-    (None, a blank string, NaN, pandas' NA) is stored as None.
+    (None, a blank string, NaN, pandas' NA) is stored as None, and so is a cell of the
+    text, label, group or key columns that spells a missing value (`MISSING_SPELLINGS`:
+    "NaN", "NA", "N/A", "null", ...; not "none").
+
+    A path must be a regular file (`pytest_fairness.runtime.files`): a directory, FIFO or
+    device is refused by its type, never waited on. CSV and TSV are read strictly (a
+    quote never closed, or text after a closing quote, is an error), and a cell over the
+    csv module's field limit is refused rather than the process-wide limit raised.
 
     Checked, each failure a `DatasetError` (a `ConfigurationError`) naming the file, the
     rows or the column and the fix, never a silent drop: a missing column (the existing
