@@ -33,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 # In the order they run: the cheap ones first, so a broken set-up shows early.
 BENCHMARKS = (
     "cheap_models",
+    "dataset_rows",
     "scoring_overhead",
     "hypothesis_overhead",
     "perturbation_throughput",

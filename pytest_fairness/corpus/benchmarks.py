@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..errors import ConfigurationError
+from ..runtime.files import open_text, shown_path
+from ..runtime.printable import printable
 from ..validation import check_int
 
 if TYPE_CHECKING:
@@ -92,21 +94,21 @@ _BRACKET = re.compile(r"\[([^\[\]]*)\]")
 def _fail(
     path: Path | str, problem: str, expected: str, line: int | None = None
 ) -> ConfigurationError:
-    where = f"{path}" + (f", line {line}" if line is not None else "")
-    return ConfigurationError(f"{where}: {problem}; expected {expected}")
+    where = shown_path(path) + (f", line {line}" if line is not None else "")
+    return ConfigurationError(f"{where}: {printable(problem)}; expected {expected}")
 
 
 def _as_path(path: object, what: str) -> Path:
     if isinstance(path, (bytes, bytearray)) or not isinstance(path, (str, os.PathLike)):
         raise ConfigurationError(
             f"path must be the path (str or os.PathLike) of your local copy of {what}, got "
-            f"{type(path).__name__} {path!r:.60}"
+            f"{type(path).__name__} {printable(repr(path))[:60]}"
         )
     found = Path(path)
     if not found.exists():
         raise ConfigurationError(
-            f"{found}: no such file or folder; pass the path of your local copy of {what} "
-            "(this loader never downloads it)"
+            f"{shown_path(found)}: no such file or folder; pass the path of your local copy "
+            f"of {what} (this loader never downloads it)"
         )
     return found
 
@@ -128,8 +130,12 @@ def _choice(values: object, allowed: Sequence[Any], name: str) -> tuple[Any, ...
 
 
 def _read_text(path: Path, what: str) -> str:
+    """The whole file at `path` as UTF-8 text (a leading byte-order mark dropped): a
+    directory, FIFO or device, bytes that are not UTF-8, or an empty file raise
+    `ConfigurationError` (`pytest_fairness.runtime.files`: never a hang)."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        with open_text(path, f"the {what} file", encoding="utf-8-sig") as handle:
+            text = handle.read()
     except UnicodeDecodeError as exc:
         raise _fail(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})",
                     f"the published UTF-8 file of {what}") from None
@@ -175,6 +181,35 @@ class CrowsPair:
     bias_type: str
 
 
+def _rows(reader: csv.DictReader[str], file: Path) -> Iterator[dict[str, Any]]:
+    """The rows of `reader` (over `file`); a `csv.Error` (a cell over csv's field limit,
+    a stray quote) raises `ConfigurationError` naming the file and line."""
+    while True:
+        try:
+            row = next(reader, None)
+        except csv.Error as exc:
+            if "field limit" in str(exc):
+                problem = (f"a cell longer than {csv.field_size_limit():,} characters, csv's "
+                           "field limit (most often a quote left open)")
+            elif "unexpected end of data" in str(exc):
+                problem = "the file ends inside a quoted cell (a quote never closed)"
+            else:
+                problem = f"not CSV ({exc})"
+            raise _fail(file, problem, "one row per line, quotes closed (a quote inside a "
+                        "cell doubled: \"\")", reader.reader.line_num) from None
+        if row is None:
+            return
+        yield row
+
+
+def _csv_header(reader: csv.DictReader[str], file: Path) -> list[str]:
+    try:
+        return list(reader.fieldnames or [])
+    except csv.Error as exc:
+        raise _fail(file, f"the header is not CSV ({exc})", "a header line naming the columns",
+                    1) from None
+
+
 def _crows_file(path: Path) -> Path:
     if path.is_dir():
         named = path / CROWS_PAIRS_FILE
@@ -205,8 +240,8 @@ def crows_pairs(
     wanted = None if bias_types is None else set(
         _choice(bias_types, CROWS_PAIRS_BIAS_TYPES, "bias_types"))
     text = _read_text(file, "CrowS-Pairs")
-    reader = csv.DictReader(text.splitlines(keepends=True), restkey=_EXTRA)
-    columns = reader.fieldnames or []
+    reader = csv.DictReader(text.splitlines(keepends=True), restkey=_EXTRA, strict=True)
+    columns = _csv_header(reader, file)
     missing = [c for c in _CROWS_COLUMNS if c not in columns]
     if missing:
         raise _fail(file, f"missing column(s) {missing} (found {list(columns)})",
@@ -214,7 +249,7 @@ def crows_pairs(
     id_column = columns[0] if columns and columns[0] in ("", "Unnamed: 0", "index", "id") else None
     out: list[CrowsPair] = []
     n_rows = 0
-    for row_number, row in enumerate(reader):
+    for row_number, row in enumerate(_rows(reader, file)):
         line = reader.line_num
         n_rows += 1
         values = {c: (row.get(c) or "").strip() for c in _CROWS_COLUMNS}
@@ -369,19 +404,25 @@ def winobias(
     chosen_types = _choice(types, (1, 2), "types")
     chosen_splits = _choice(splits, ("dev", "test"), "splits")
     chosen_stereo = _choice(stereotypes, ("pro", "anti"), "stereotypes")
-    if root.is_file():
+    if not root.is_dir():  # one file (a FIFO or device is refused when it is read)
         match = _WINOBIAS_NAME.match(root.name)
         if match is None:
             raise _fail(root, "a file name WinoBias does not use",
                         "a file named {pro,anti}_stereotyped_type{1,2}.txt.{dev,test} (its "
                         "name says what it holds), or the folder of those files")
         stereo, kind, split = match.group(1), int(match.group(2)), match.group(3)
-        if stereo not in chosen_stereo or kind not in chosen_types or split not in chosen_splits:
-            return ()
+        left_out = [f"{name}={value!r} (the file holds {held!r})" for name, value, held, chosen
+                    in (("stereotypes", stereotypes, stereo, chosen_stereo),
+                        ("types", types, kind, chosen_types),
+                        ("splits", splits, split, chosen_splits)) if held not in chosen]
+        if left_out:
+            raise _fail(root, f"{' and '.join(left_out)} leave(s) out every sentence of the "
+                        "file", "a selection that keeps this file's sentences; pass the folder "
+                        "of the WinoBias files to select among them, or drop the argument")
         return tuple(_winobias_file(root, stereo, kind, split))
     wanted = [(s, t, sp) for s in chosen_stereo for t in chosen_types for sp in chosen_splits]
     files = {w: root / f"{w[0]}_stereotyped_type{w[1]}.txt.{w[2]}" for w in wanted}
-    missing = [f.name for f in files.values() if not f.is_file()]
+    missing = [f.name for f in files.values() if not f.exists()]
     if missing:
         raise _fail(root, f"missing WinoBias file(s) {missing}",
                     "the published files {pro,anti}_stereotyped_type{1,2}.txt.{dev,test} "
@@ -447,15 +488,28 @@ def _bbq_row(file: Path, line: int, raw: str) -> BBQItem:
     except json.JSONDecodeError as exc:
         raise _fail(file, f"not JSON ({exc.msg} at column {exc.colno})", expected,
                     line) from None
+    except RecursionError:
+        raise _fail(file, "JSON nested deeper than Python's JSON reader can follow",
+                    expected, line) from None
+    except ValueError:  # a number of more than 4,300 digits
+        raise _fail(file, "a number longer than Python reads", expected, line) from None
     if not isinstance(row, Mapping):
         raise _fail(file, f"a JSON {type(row).__name__}, not an object", expected, line)
     missing = [k for k in _BBQ_KEYS if k not in row]
     if missing:
         raise _fail(file, f"missing key(s) {missing}", expected, line)
     category = row["category"]
-    if category not in BBQ_CATEGORIES:
-        raise _fail(file, f"unknown category {category!r}", f"one of {list(BBQ_CATEGORIES)}",
-                    line)
+    if not isinstance(category, str) or category not in BBQ_CATEGORIES:
+        raise _fail(file, f"unknown category {category!r:.60}",
+                    f"one of {list(BBQ_CATEGORIES)}", line)
+    if file.stem in BBQ_CATEGORIES and category != file.stem:
+        raise _fail(file, f"a row of category {category!r} in the file of {file.stem!r}",
+                    f"the rows of {file.stem} only, as the published <Category>.jsonl files "
+                    "hold (rename the file after its category)", line)
+    example_id = row.get("example_id", line - 1)
+    if isinstance(example_id, bool) or not isinstance(example_id, int):
+        raise _fail(file, f"example_id is {example_id!r:.60}",
+                    "a whole number (the published files number their rows 0, 1, ...)", line)
     texts = [row[k] for k in ("context", "question", "ans0", "ans1", "ans2")]
     if not all(isinstance(t, str) and t.strip() for t in texts):
         raise _fail(file, "an empty or non-text context, question or answer",
@@ -493,11 +547,14 @@ def _bbq_row(file: Path, line: int, raw: str) -> BBQItem:
     if target is not None:
         other = next(i for i in range(3) if i not in (unknown, target))
         biased = target if row["question_polarity"] == "neg" else other
-    example_id = row.get("example_id", line - 1)
+    question_index = row.get("question_index", "")
+    if isinstance(question_index, bool) or not isinstance(question_index, (str, int)):
+        raise _fail(file, f"question_index is {printable(repr(type(question_index)))}",
+                    "a str or number (the published files number their questions)", line)
     return BBQItem(
         category=category,
-        example_id=int(example_id) if isinstance(example_id, int) else line - 1,
-        question_index=str(row.get("question_index", "")),
+        example_id=example_id,
+        question_index=str(question_index),
         context=row["context"], question=row["question"],
         answers=(row["ans0"], row["ans1"], row["ans2"]), label=int(label),
         context_condition=row["context_condition"],
@@ -508,11 +565,11 @@ def _bbq_row(file: Path, line: int, raw: str) -> BBQItem:
 
 
 def _bbq_files(path: Path, categories: tuple[str, ...] | None) -> list[Path]:
-    if path.is_file():
+    if not path.is_dir():  # one file (a FIFO or device is refused when it is read)
         return [path]
     if categories is not None:
         files = [path / f"{c}.jsonl" for c in categories]
-        missing = [f.name for f in files if not f.is_file()]
+        missing = [f.name for f in files if not f.exists()]
         if missing:
             raise _fail(path, f"missing BBQ file(s) {missing}",
                         "the published <Category>.jsonl files in the folder")
@@ -554,14 +611,20 @@ def bbq(
     root = _as_path(path, "BBQ")
     chosen = None if categories is None else _choice(categories, BBQ_CATEGORIES, "categories")
     out: list[BBQItem] = []
+    seen: set[str] = set()
     for file in _bbq_files(root, chosen):
         text = _read_text(file, "BBQ")
         for line, raw in enumerate(text.splitlines(), 1):
             if not raw.strip():
                 continue
             item = _bbq_row(file, line, raw)
+            seen.add(item.category)
             if chosen is None or item.category in chosen:
                 out.append(item)
+    if not out:  # a filter that keeps nothing is a mistake, never an empty benchmark
+        raise _fail(root, f"no row of categories={list(chosen or ())} (the rows read are of "
+                    f"{sorted(seen)})", "rows of the categories asked for: pass the file or "
+                    "folder that holds them, or categories= among those read")
     return tuple(out)
 
 
@@ -582,8 +645,8 @@ def _label_value(raw: str) -> int | float | str:
 def _template_rows(file: Path, template: str, label: str, term: str,
                    placeholder: str) -> Iterator[dict[str, Any]]:
     text = _read_text(file, "an identity-term template set")
-    reader = csv.DictReader(text.splitlines(keepends=True))
-    columns = reader.fieldnames or []
+    reader = csv.DictReader(text.splitlines(keepends=True), strict=True)
+    columns = _csv_header(reader, file)
     missing = [c for c in (template, label, term) if c not in columns]
     if missing:
         raise _fail(file, f"missing column(s) {missing} (found {list(columns)})",
@@ -591,7 +654,7 @@ def _template_rows(file: Path, template: str, label: str, term: str,
                     f"and {term!r} (the identity term); name yours with template=, label=, "
                     "term=", 1)
     n = 0
-    for row in reader:
+    for row in _rows(reader, file):
         line = reader.line_num
         n += 1
         filled_in = (row.get(template) or "").strip()

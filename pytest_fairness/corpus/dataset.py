@@ -25,6 +25,7 @@ import difflib
 import json
 import math
 import os
+import reprlib
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -33,7 +34,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigurationError, MissingDependencyError, SmallGroupError
+from ..runtime.files import open_binary, open_text, regular_file, shown_path, text_encoding
 from ..runtime.optional import install_hint
+from ..runtime.printable import printable
 from ..validation import check_bool, check_int
 
 if TYPE_CHECKING:
@@ -52,6 +55,8 @@ __all__ = [
 DATASET_SUFFIXES: tuple[str, ...] = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
 #: How many offending rows an error message lists before it says "and N more".
 _LISTED = 10
+#: The most intersectional groups `Dataset.intersections` builds (each is a row mask).
+MAX_INTERSECTIONS = 10_000
 
 BoolArray = npt.NDArray[np.bool_]
 Label = str | int
@@ -110,6 +115,22 @@ def _cell(value: object) -> object:
     return None if is_missing(value) else value
 
 
+#: Texts that spell a missing value: what pandas' ``astype(str)`` makes of NaN, NA and
+#: NaT, what R's ``write.csv`` and spreadsheets write for an empty cell. In a text, label,
+#: group or key column such a cell is missing, never the class or group "NaN". ("None" and
+#: "none" are left alone: a class may be called that.)
+MISSING_SPELLINGS: frozenset[str] = frozenset(
+    ("nan", "NaN", "NAN", "-nan", "NA", "N/A", "n/a", "#N/A", "<NA>", "NaT", "null", "NULL"))
+
+
+def _role_cell(value: object) -> object:
+    """A cell of a text, label, group or key column: `_cell`'s value, or None for a text
+    that spells a missing value (`MISSING_SPELLINGS`)."""
+    if isinstance(value, str) and value.strip() in MISSING_SPELLINGS:
+        return None
+    return value
+
+
 def _label(value: object) -> Label | str:
     """A non-missing gold label as stored (str or int), or a str saying why it is refused
     (starting with "!")."""
@@ -121,7 +142,7 @@ def _label(value: object) -> Label | str:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    return (f"!a {type(value).__name__} ({value!r:.40}): a label is a class name (str) or "
+    return (f"!a {type(value).__name__} ({_shown(value)}): a label is a class name (str) or "
             "class id (int); for a score use another column, not label=")
 
 
@@ -131,11 +152,11 @@ def _columns_arg(value: object, name: str) -> tuple[str, ...]:
     items = (value,) if isinstance(value, str) else value
     if not isinstance(items, Iterable):
         raise DatasetError(f"{name} must be a column name or a sequence of them, got "
-                           f"{type(value).__name__} {value!r:.60}")
+                           f"{type(value).__name__} {_shown(value)}")
     out = tuple(items)
     for item in out:
         if not isinstance(item, str) or not item:
-            raise DatasetError(f"{name} must hold column names (non-empty str), got {item!r:.60}")
+            raise DatasetError(f"{name} must hold column names (non-empty str), got {_shown(item)}")
     if len(set(out)) != len(out):
         raise DatasetError(f"{name} names a column twice: {out!r}")
     return out
@@ -180,32 +201,39 @@ def _duplicates(columns: Sequence[str], where: str) -> None:
 def _path(source: str | os.PathLike[str]) -> Path:
     path = Path(source).expanduser()
     if path.suffix.lower() not in DATASET_SUFFIXES:
-        raise DatasetError(f"data file '{path}' must end in {', '.join(DATASET_SUFFIXES)} "
-                           f"(got {path.suffix or 'no suffix'!r}); rename it or read it "
-                           "into a list of dicts or a DataFrame first")
-    if not path.is_file():
-        raise DatasetError(f"data file '{path}' does not exist (looked in {Path.cwd()}); "
-                           "pass the path of an existing file")
-    return path
+        raise DatasetError(f"data file '{shown_path(path)}' must end in "
+                           f"{', '.join(DATASET_SUFFIXES)} (got "
+                           f"{printable(repr(path.suffix or 'no suffix'))}); rename it or read "
+                           "it into a list of dicts or a DataFrame first")
+    # A directory, FIFO or device named like a data file is refused here, by its type.
+    return regular_file(path, "data file", error=DatasetError,
+                        hint=f" (looked in '{shown_path(Path.cwd())}')")
 
 
 def _encoding(encoding: object) -> str:
-    if not isinstance(encoding, str):
-        raise DatasetError(f"encoding must be the name of a text encoding such as 'utf-8', "
-                           f"got {type(encoding).__name__} {encoding!r:.60}")
-    try:
-        info = codecs.lookup(encoding)
-    except LookupError:
-        raise DatasetError(f"encoding={encoding!r:.60} is not a text encoding Python knows; "
-                           "pass one such as 'utf-8', 'latin-1', 'cp1252' or 'utf-16'") from None
+    checked = text_encoding(encoding, error=DatasetError)
     # A UTF-8 file may start with a byte-order mark (Excel writes one): drop it.
-    return "utf-8-sig" if info.name == "utf-8" else encoding
+    return "utf-8-sig" if codecs.lookup(checked).name == "utf-8" else checked
+
+
+#: How a cell is shown in a message: short, and never deeper than a few levels (a cell
+#: nested a thousand lists deep would exhaust `repr`'s recursion).
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 3, 40, 40
+
+
+def _shown(value: object) -> str:
+    """A cell as a message shows it: a short repr, control characters escaped."""
+    try:
+        return printable(_REPR.repr(value))
+    except ValueError:  # an int too long for repr (sys.get_int_max_str_digits)
+        return f"<a {type(value).__name__} too long to show>"
 
 
 def _decode_error(path: Path, encoding: str, exc: UnicodeError) -> DatasetError:
     line, bad, reason = 1, b"", str(exc)
     decoder = codecs.getincrementaldecoder(encoding)("strict")
-    with path.open("rb") as handle:
+    with open_binary(path, "data file", error=DatasetError) as handle:
         for raw in handle:
             try:
                 line += decoder.decode(raw).count("\n")
@@ -216,36 +244,105 @@ def _decode_error(path: Path, encoding: str, exc: UnicodeError) -> DatasetError:
                 break
     shown = f"bytes {bad!r} are" if bad else "its bytes are"
     return DatasetError(
-        f"data file '{path}', line {line}: {shown} not valid {encoding} ({reason}); pass "
-        "the file's encoding, e.g. encoding='latin-1' (or 'cp1252', 'utf-16', ...)")
+        f"data file '{shown_path(path)}', line {line}: {shown} not valid {encoding} "
+        f"({reason}); pass the file's encoding, e.g. encoding='latin-1' (or 'cp1252', "
+        "'utf-16', ...)")
 
 
 def _lines(
     path: Path, encoding: str, newline: str | None = None
 ) -> Generator[str, None, None]:
-    with path.open(encoding=encoding, newline=newline) as handle:
+    with open_text(path, "data file", encoding=encoding, newline=newline,
+                   error=DatasetError) as handle:
         try:
             yield from handle
         except UnicodeError as exc:
             raise _decode_error(path, encoding, exc) from None
 
 
+#: The delimiters a header is checked for: one a file of the other suffix would use.
+_DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
+
+
+def _csv_error(path: Path, line: int, exc: csv.Error) -> DatasetError:
+    """A `csv.Error` (a cell over csv's field limit, a NUL byte, a stray quote) as a
+    `DatasetError` naming the file, the line and the fix."""
+    where = f"data file '{shown_path(path)}', line {line}"
+    if "field limit" in str(exc):
+        return DatasetError(
+            f"{where}: a cell is longer than {csv.field_size_limit():,} characters (the csv "
+            "module's field limit). Most often a quote is left open, so the rest of the file "
+            "reads as one cell: close it, or escape quotes inside cells by doubling them "
+            "(\"\"). Texts that long are not sentences to score; if you need them, store the "
+            "data as .jsonl or .parquet, which have no such limit")
+    if "unexpected end of data" in str(exc):
+        return DatasetError(
+            f"{where}: the file ends inside a quoted cell: a quote opened on or before this "
+            "line is never closed, so the rest of the file would read as one cell. Close "
+            "it, or double a quote that is part of the text (\"\")")
+    return DatasetError(f"{where} cannot be read as delimited text ({exc}); fix the line "
+                        "(quote cells that hold the delimiter, a quote or a line break, and "
+                        "double a quote inside a quoted cell: \"\")")
+
+
+def _wrong_delimiter(path: Path, header: Sequence[str], delimiter: str) -> None:
+    """Refuse a header that is one column holding another delimiter: a comma-separated
+    ``.tsv`` (or a semicolon-separated ``.csv``) would otherwise read as one column whose
+    name is the whole header line."""
+    if len(header) != 1:
+        return
+    found = [(d, name) for d, name in _DELIMITERS.items() if d != delimiter and d in header[0]]
+    if not found:
+        return
+    other, name = found[0]
+    expected = _DELIMITERS[delimiter]
+    fix = ("rename it to .csv" if other == "," else
+           "rename it to .tsv" if other == "\t" else
+           f"save it {expected}-separated (or read it with pandas.read_csv(path, "
+           f"sep={other!r}) and pass the DataFrame)")
+    raise DatasetError(
+        f"data file '{shown_path(path)}' is read as {expected}-separated (its suffix is "
+        f"{path.suffix!r}), but its header line {_shown(header[0])} holds no {expected} but "
+        f"{name}s: it looks {name}-separated. {fix[0].upper()}{fix[1:]}")
+
+
 def _read_delimited(path: Path, encoding: str, delimiter: str) -> _Raw:
     lines = _lines(path, encoding, newline="")
-    reader = csv.reader(lines, delimiter=delimiter)
-    header = next(reader, None)
+    # strict: a quote never closed, or text after a closing quote, is an error, not a
+    # cell that silently swallows the rest of the file or drops the quote.
+    reader = csv.reader(lines, delimiter=delimiter, strict=True)
+    try:
+        header = next(reader, None)
+    except csv.Error as exc:
+        lines.close()
+        raise _csv_error(path, reader.line_num, exc) from None
+    except BaseException:
+        lines.close()
+        raise
     if header is None:
         lines.close()
-        raise DatasetError(f"data file '{path}' is empty: it needs a header line naming the "
-                           "columns and at least one row")
-    _duplicates(header, f"data file '{path}'")
+        raise DatasetError(f"data file '{shown_path(path)}' is empty: it needs a header line "
+                           "naming the columns and at least one row")
+    try:
+        _duplicates(header, f"data file '{shown_path(path)}'")
+        _wrong_delimiter(path, header, delimiter)
+    except DatasetError:
+        lines.close()
+        raise
 
     def records() -> Iterator[tuple[str, Mapping[str, object]]]:
         try:
-            for row in reader:
+            while True:
+                try:
+                    row = next(reader, None)
+                except csv.Error as exc:
+                    raise _csv_error(path, reader.line_num, exc) from None
+                if row is None:
+                    return
                 if not row:
                     continue
-                where = f"row {reader.line_num - 1} (data file '{path}', line {reader.line_num})"
+                where = (f"row {reader.line_num - 1} (data file '{shown_path(path)}', line "
+                         f"{reader.line_num})")
                 if len(row) != len(header):
                     raise DatasetError(
                         f"{where} has {len(row)} fields, the header has {len(header)}; quote "
@@ -254,7 +351,7 @@ def _read_delimited(path: Path, encoding: str, delimiter: str) -> _Raw:
         finally:
             lines.close()
 
-    return _Raw(f"data file '{path}'", list(header), records())
+    return _Raw(f"data file '{shown_path(path)}'", list(header), records())
 
 
 def _pairs_hook(where: Callable[[], str]) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
@@ -266,21 +363,46 @@ def _pairs_hook(where: Callable[[], str]) -> Callable[[list[tuple[str, Any]]], d
     return hook
 
 
+def _too_deep(where: str) -> DatasetError:
+    return DatasetError(
+        f"{where} holds JSON nested deeper than Python's JSON reader can follow (its "
+        "recursion limit): a data set's cells are texts, labels, numbers or shallow lists; "
+        "flatten the nested value or drop that field")
+
+
+def _json(text: str, where: str, hook: Callable[[list[tuple[str, Any]]], dict[str, Any]],
+          fix: str) -> Any:
+    """`text` parsed as JSON; invalid or too deeply nested JSON raises `DatasetError`
+    saying where (`where`, the error's line within `text` when it has more than one) and
+    `fix`."""
+    try:
+        return json.loads(text, object_pairs_hook=hook)
+    except json.JSONDecodeError as exc:
+        line = f", line {exc.lineno}" if "\n" in text.strip() else ""
+        raise DatasetError(f"{where}{line} is not valid JSON ({exc.msg}, column "
+                           f"{exc.colno}); {fix}") from None
+    except RecursionError:
+        raise _too_deep(where) from None
+    except DatasetError:  # the hook's, on a duplicate key
+        raise
+    except ValueError as exc:  # a number longer than Python converts (4,300 digits)
+        raise DatasetError(f"{where} holds a number Python will not read "
+                           f"({printable(str(exc))[:120]}); write it as a string, or "
+                           "drop it") from None
+
+
 def _read_jsonl(path: Path, encoding: str) -> _Raw:
     lines = _lines(path, encoding)
     state = {"line": 0}
-    hook = _pairs_hook(lambda: f"data file '{path}', line {state['line']},")
+    hook = _pairs_hook(lambda: f"data file '{shown_path(path)}', line {state['line']},")
     buffered: list[tuple[str, Mapping[str, object]]] = []
     columns: list[str] = []
+    known: set[str] = set()
 
     def parse(number: int, line: str) -> tuple[str, Mapping[str, object]]:
         state["line"] = number
-        where = f"data file '{path}', line {number}"
-        try:
-            record = json.loads(line, object_pairs_hook=hook)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(f"{where} is not valid JSON ({exc.msg}, column {exc.colno}); "
-                               "fix the line (one JSON object per line)") from None
+        where = f"data file '{shown_path(path)}', line {number}"
+        record = _json(line, where, hook, "fix the line (one JSON object per line)")
         if not isinstance(record, dict):
             raise DatasetError(f"{where} is a JSON {type(record).__name__}, not an object; "
                                "each line must be one JSON object {\"column\": value, ...}")
@@ -289,8 +411,13 @@ def _read_jsonl(path: Path, encoding: str) -> _Raw:
     numbered = ((n, line) for n, line in enumerate(lines, start=1) if line.strip())
     first = next(numbered, None)
     if first is not None:  # the first record's keys stand for the columns
-        buffered.append(parse(*first))
+        try:
+            buffered.append(parse(*first))
+        except BaseException:
+            lines.close()
+            raise
         columns = list(buffered[0][1])
+        known.update(columns)
 
     def records() -> Iterator[tuple[str, Mapping[str, object]]]:
         try:
@@ -299,31 +426,30 @@ def _read_jsonl(path: Path, encoding: str) -> _Raw:
             for count, (number, line) in enumerate(numbered, start=len(buffered) + 1):
                 where, record = parse(number, line)
                 for key in record:
-                    if key not in columns:
+                    if key not in known:
+                        known.add(key)
                         columns.append(key)
                 yield f"row {count} ({where})", record
         finally:
             lines.close()
 
-    return _Raw(f"data file '{path}'", columns, records())
+    return _Raw(f"data file '{shown_path(path)}'", columns, records())
 
 
 def _read_json(path: Path, encoding: str) -> _Raw:
-    hook = _pairs_hook(lambda: f"an object in data file '{path}'")
-    try:
-        text = path.read_text(encoding=encoding)
-    except UnicodeError as exc:
-        raise _decode_error(path, encoding, exc) from None
-    try:
-        data = json.loads(text, object_pairs_hook=hook)
-    except json.JSONDecodeError as exc:
-        raise DatasetError(f"data file '{path}', line {exc.lineno} is not valid JSON "
-                           f"({exc.msg}, column {exc.colno}); fix the file") from None
+    name = f"data file '{shown_path(path)}'"
+    hook = _pairs_hook(lambda: f"an object in {name}")
+    with open_text(path, "data file", encoding=encoding, error=DatasetError) as handle:
+        try:
+            text = handle.read()
+        except UnicodeError as exc:
+            raise _decode_error(path, encoding, exc) from None
+    data = _json(text, name, hook, "fix the file")
     if not isinstance(data, list):
-        raise DatasetError(f"data file '{path}' holds a JSON {type(data).__name__}; a .json "
+        raise DatasetError(f"{name} holds a JSON {type(data).__name__}; a .json "
                            "data set is a list of objects [{\"text\": ...}, ...] (for one "
                            "object per line, name the file .jsonl)")
-    return _from_mappings(data, f"data file '{path}'", "object")
+    return _from_mappings(data, name, "object")
 
 
 def _read_parquet(path: Path) -> _Raw:
@@ -333,12 +459,28 @@ def _read_parquet(path: Path) -> _Raw:
         pq: Any = importlib.import_module("pyarrow.parquet")
     except ImportError:
         raise MissingDependencyError(
-            f"reading the Parquet file '{path}' needs the optional dependency 'pyarrow' "
-            f"(the 'frames' extra), which is not installed. Install it with:\n    "
+            f"reading the Parquet file '{shown_path(path)}' needs the optional dependency "
+            f"'pyarrow' (the 'frames' extra), which is not installed. Install it with:\n    "
             f"{install_hint('frames')}") from None
-    table = pq.read_table(path)
-    return _from_column_lists(f"data file '{path}'", list(table.column_names),
-                              [table.column(i).to_pylist() for i in range(table.num_columns)])
+    name = f"data file '{shown_path(path)}'"
+    errors: tuple[type[BaseException], ...] = (
+        importlib.import_module("pyarrow").ArrowException, OSError, ValueError)
+    with open_binary(path, "data file", error=DatasetError) as handle:
+        try:
+            schema = pq.read_schema(handle)
+            _duplicates(list(schema.names), name)
+            handle.seek(0)
+            table = pq.read_table(handle)
+            values = [table.column(i).to_pylist() for i in range(table.num_columns)]
+        except DatasetError:
+            raise
+        except errors as exc:
+            raise DatasetError(
+                f"{name} cannot be read as Parquet ({printable(str(exc))[:200]}): it is "
+                "empty, cut short, or not a Parquet file. Write it again (e.g. "
+                "frame.to_parquet(path)), or give it the suffix of what it holds "
+                "(.csv, .jsonl, ...)") from None
+    return _from_column_lists(name, list(table.column_names), values)
 
 
 def _from_column_lists(name: str, columns: list[str], values: list[list[object]]) -> _Raw:
@@ -369,11 +511,11 @@ def _from_mappings(items: Iterable[object], name: str, what: str) -> _Raw:
     records: list[tuple[str, Mapping[str, object]]] = []
     for i, item in enumerate(items, start=1):
         if not isinstance(item, Mapping):
-            raise DatasetError(f"{name}: {what} {i} is a {type(item).__name__} ({item!r:.60}), "
+            raise DatasetError(f"{name}: {what} {i} is a {type(item).__name__} ({_shown(item)}), "
                                "not a mapping; a data set is read from dicts {column: value}")
         for key in item:
             if not isinstance(key, str):
-                raise DatasetError(f"{name}: {what} {i} has a key that is not a str: {key!r:.40}")
+                raise DatasetError(f"{name}: {what} {i} has a key that is not a str: {_shown(key)}")
             if key not in columns:
                 columns.append(key)
         records.append((f"row {i}", item))
@@ -405,7 +547,7 @@ def _open(source: object, encoding: str) -> _Raw:
         return _read_frame(source, library)
     if isinstance(source, (bytes, bytearray, Mapping)) or not isinstance(source, Iterable):
         raise DatasetError(
-            f"cannot read a data set from {type(source).__name__} {source!r:.60}; pass a "
+            f"cannot read a data set from {type(source).__name__} {_shown(source)}; pass a "
             f"{'/'.join(DATASET_SUFFIXES)} file path, a pandas or polars DataFrame, or a list "
             "of dicts {column: value}")
     return _from_mappings(source, f"the {type(source).__name__} of records", "item")
@@ -432,10 +574,10 @@ class _Spec:
 
     def __init__(self, text: object, label: object, groups: object, keys: object) -> None:
         if not isinstance(text, str) or not text:
-            raise DatasetError(f"text must be the name of the text column, got {text!r:.60}")
+            raise DatasetError(f"text must be the name of the text column, got {_shown(text)}")
         if label is not None and (not isinstance(label, str) or not label):
             raise DatasetError(f"label must be the name of the gold-label column or None, got "
-                               f"{label!r:.60}")
+                               f"{_shown(label)}")
         self.text: str = text
         self.label: str | None = label
         self.groups = _columns_arg(groups, "groups")
@@ -448,6 +590,18 @@ class _Spec:
                 raise DatasetError(f"column {column!r} is given both as {named[column]}= and "
                                    f"as {role}=; a column plays one role")
             named[column] = role
+
+    def roles(self) -> tuple[str, ...]:
+        """Every column given a role (text, label, groups, keys)."""
+        return tuple(column for _, column in self.required())
+
+    def row(self, record: Mapping[str, object], columns: Sequence[str]) -> dict[str, object]:
+        """One record as a row of every column: missing cells None (in the role columns,
+        also a missing value spelled out, `MISSING_SPELLINGS`)."""
+        row = {c: _cell(record.get(c)) for c in columns}
+        for column in self.roles():
+            row[column] = _role_cell(row[column])
+        return row
 
     def required(self) -> list[tuple[str, str]]:
         out = [("text", self.text)] + ([("label", self.label)] if self.label else [])
@@ -473,9 +627,9 @@ class _RowChecker:
 
     def text_problem(self, value: object) -> str | None:
         if value is None:
-            return "an empty text"
+            return "an empty text (or a missing value written out, such as 'NaN' or 'NA')"
         if not isinstance(value, str):
-            return f"a {type(value).__name__} ({value!r:.40}), not a text"
+            return f"a {type(value).__name__} ({_shown(value)}), not a text"
         return None
 
     def label(self, value: object, where: str) -> Label:
@@ -491,15 +645,16 @@ class _RowChecker:
             raise DatasetError(
                 f"{self.name}: labels in column {self.spec.label!r} mix types: "
                 f"{self.label_type.__name__} in {self.label_type_row}, {kind.__name__} "
-                f"({value!r:.40}) in {where}; make them all class names (str) or all class "
+                f"({_shown(value)}) in {where}; make them all class names (str) or all class "
                 "ids (int)")
         return checked
 
 
 def _missing_labels_error(name: str, column: str, rows: Sequence[str]) -> DatasetError:
     return DatasetError(
-        f"{name}: {len(rows)} row(s) have no label in column {column!r} (None, empty or "
-        f"NaN): {_rows_listed(rows)}. Fill them in, drop those rows before reading (e.g. "
+        f"{name}: {len(rows)} row(s) have no label in column {column!r} (None, empty, NaN, "
+        f"or a missing value written out such as 'NaN' or 'NA'): {_rows_listed(rows)}. "
+        "Fill them in, drop those rows before reading (e.g. "
         f"frame.dropna(subset=[{column!r}])), or pass drop_missing=True to drop them (they "
         "are counted in Dataset.dropped)")
 
@@ -529,7 +684,14 @@ class Dataset:
 
     Cells are stored as read -- CSV and TSV cells are str (no type guessing: a label
     "1" stays "1"; use JSON or a frame for int labels) -- except that every missing cell
-    (None, a blank string, NaN, pandas' NA) is stored as None.
+    (None, a blank string, NaN, pandas' NA) is stored as None, and so is a cell of the
+    text, label, group or key columns that spells a missing value (`MISSING_SPELLINGS`:
+    "NaN", "NA", "N/A", "null", ...; not "none").
+
+    A path must be a regular file (`pytest_fairness.runtime.files`): a directory, FIFO or
+    device is refused by its type, never waited on. CSV and TSV are read strictly (a
+    quote never closed, or text after a closing quote, is an error), and a cell over the
+    csv module's field limit is refused rather than the process-wide limit raised.
 
     Checked, each failure a `DatasetError` (a `ConfigurationError`) naming the file, the
     rows or the column and the fix, never a silent drop: a missing column (the existing
@@ -559,7 +721,7 @@ class Dataset:
         spec = _Spec(text, label, groups, keys)
         drop = check_bool(drop_missing, "drop_missing")
         if name is not None and not isinstance(name, str):
-            raise DatasetError(f"name must be a str or None, got {name!r:.60}")
+            raise DatasetError(f"name must be a str or None, got {_shown(name)}")
         raw = _open(source, _encoding(encoding))
         records = list(raw.records)  # all read first: a JSONL key may appear on a later line
         spec.check_columns(raw)
@@ -570,7 +732,7 @@ class Dataset:
         dropped = {"empty text": 0, "missing label": 0}
         n = 0
         for where, record in records:
-            row = {c: _cell(record.get(c)) for c in raw.columns}
+            row = spec.row(record, raw.columns)
             problem = checker.text_problem(row[spec.text])
             if problem is not None:
                 if drop and row[spec.text] is None:
@@ -587,10 +749,14 @@ class Dataset:
                     continue
                 row[spec.label] = checker.label(row[spec.label], where)
             for column in raw.columns:  # a later record may add a column (dicts, JSONL)
-                store.setdefault(column, [None] * n).append(row.get(column))
+                cells = store.get(column)
+                if cells is None:  # padded once, when the column first appears
+                    cells = store[column] = [None] * n
+                cells.append(row[column])
             n += 1
         for column in raw.columns:
-            store.setdefault(column, [None] * n)
+            if column not in store:
+                store[column] = [None] * n
         if bad_text:
             raise _bad_text_error(raw.name, spec.text, bad_text)
         if no_label:
@@ -646,7 +812,7 @@ class Dataset:
         seen_group = dict.fromkeys(spec.groups, False)
         n = 0
         for where, record in raw.records:
-            row = {c: _cell(record.get(c)) for c in raw.columns}
+            row = spec.row(record, raw.columns)
             problem = checker.text_problem(row[spec.text])
             if problem is not None:
                 raise _bad_text_error(raw.name, spec.text, [f"{where}: {problem}"])
@@ -763,7 +929,7 @@ class Dataset:
     def _indices(self, rows: object) -> list[int]:
         if isinstance(rows, (str, bytes)) or not isinstance(rows, Iterable):
             raise DatasetError(f"select() takes a boolean mask or row indices, got "
-                               f"{type(rows).__name__} {rows!r:.60}")
+                               f"{type(rows).__name__} {_shown(rows)}")
         arr = np.asarray(list(rows) if not isinstance(rows, np.ndarray) else rows)
         if arr.dtype == np.bool_:
             if arr.shape != (self._n,):
@@ -796,6 +962,13 @@ class Dataset:
         Rows whose cell is missing belong to no group; `GroupMasks.n_missing` counts them.
         """
         values = self._group_values(column)
+        for row, value in enumerate(values, start=1):
+            if value is not None and not isinstance(value, (str, int, float)):
+                raise DatasetError(
+                    f"{self.name}, row {row}: the group cell in column {column!r} is a "
+                    f"{type(value).__name__} ({_shown(value)}); a group is one value per "
+                    "column (a str or number): for a row in several groups, give each "
+                    "attribute its own column")
         keys = [None if v is None else str(v) for v in values]
         arr = np.array([k if k is not None else "" for k in keys], dtype=object)
         present = sorted({k for k in keys if k is not None})
@@ -826,6 +999,14 @@ class Dataset:
         minimum = check_int(min_size, "min_size", minimum=1)
         drop = check_bool(drop_small, "drop_small")
         per_column = [self.groups(c) for c in names]
+        n_combos = math.prod(len(masks) for masks in per_column)
+        if n_combos > MAX_INTERSECTIONS:
+            sizes = ", ".join(f"{c!r}: {len(m)}" for c, m in zip(names, per_column, strict=True))
+            raise DatasetError(
+                f"{self.name}: the columns {names!r} make {n_combos:,} intersectional groups "
+                f"(values per column: {sizes}), more than the {MAX_INTERSECTIONS:,} this "
+                "computes; intersect fewer columns, or columns with fewer values (bin a "
+                "column first)")
         missing = np.zeros(self._n, dtype=bool)
         for c in names:
             missing |= np.array([v is None for v in self.column(c)], dtype=bool)

@@ -25,14 +25,14 @@ dropped silently. Pure: no model, no perturbation library.
 
 from __future__ import annotations
 
-import difflib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ..runtime.printable import printable
 from ..types import BuiltinKind, Perturbation, Span
-from .dataset import Dataset, DatasetError
+from .dataset import Dataset, DatasetError, _unknown_column
 
 __all__ = [
     "DATA_KIND",
@@ -50,29 +50,120 @@ DATA_KIND: BuiltinKind = "data"
 #: tokens concatenate back to the text, so the diff's spans rebuild it exactly.
 _TOKEN = re.compile(r"\w+(?:'\w+)?|\s+|[^\w\s]")
 _LISTED = 10
+#: The most pairs one call makes: ``match="all"`` over keys shared by many rows grows as
+#: the product of their counts.
+MAX_PAIRS = 1_000_000
 
 
 def _tokens(text: str) -> list[tuple[str, int, int]]:
     return [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
 
 
+#: The most work (token comparisons and diagonals visited) the word diff does on the part
+#: of two texts between their common start and end; past it the differing part is one
+#: span. About a second of pure Python: a few hundred changed words in texts of any
+#: length, or a middle of about a thousand tokens changed throughout.
+DIFF_BUDGET = 1_000_000
+
+
+def _myers(a: Sequence[int], b: Sequence[int],
+           budget: int) -> list[tuple[int, int, int, int]] | None:
+    """The runs of differing tokens ``(i1, i2, j1, j2)`` of a shortest edit script from
+    `a` to `b` (Myers 1986, "An O(ND) difference algorithm and its variations",
+    Algorithmica 1, section 2: the greedy forward search over diagonals, then the path
+    traced back), in order; None when the search does more than `budget` steps. Time
+    O((N + M) D) for D differing tokens, memory O(D^2)."""
+    n, m = len(a), len(b)
+    offset = n + m + 1
+    v = [0] * (2 * offset + 1)
+    trace: list[list[int]] = []
+    work = 0
+    end_d = -1
+    for d in range(n + m + 1):
+        trace.append(v[offset - d - 1:offset + d + 2])  # V before step d, k in -d-1..d+1
+        for k in range(-d, d + 1, 2):
+            if k == -d or (k != d and v[offset + k - 1] < v[offset + k + 1]):
+                x = v[offset + k + 1]
+            else:
+                x = v[offset + k - 1] + 1
+            y = x - k
+            start = x
+            while x < n and y < m and a[x] == b[y]:
+                x += 1
+                y += 1
+            work += 1 + x - start
+            v[offset + k] = x
+            if x >= n and y >= m:
+                end_d = d
+                break
+        if end_d >= 0:
+            break
+        if work > budget:
+            return None
+    matched: list[tuple[int, int]] = []
+    x, y = n, m
+    for d in range(end_d, -1, -1):
+        before = trace[d]
+        k = x - y
+        if k == -d or (k != d and before[k - 1 + d + 1] < before[k + 1 + d + 1]):
+            prev_k = k + 1
+        else:
+            prev_k = k - 1
+        prev_x = before[prev_k + d + 1] if d > 0 else 0
+        prev_y = prev_x - prev_k if d > 0 else 0
+        while x > prev_x and y > prev_y:
+            x, y = x - 1, y - 1
+            matched.append((x, y))
+        x, y = prev_x, prev_y
+    matched.reverse()
+    runs: list[tuple[int, int, int, int]] = []
+    i = j = 0
+    for mi, mj in [*matched, (n, m)]:
+        if mi > i or mj > j:
+            runs.append((i, mi, j, mj))
+        i, j = mi + 1, mj + 1
+    return runs
+
+
+def _differing_runs(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
+    """The runs of differing tokens between the token lists `a` and `b`: the common start
+    and end are trimmed first (linear), then the middle is diffed with `_myers` within
+    `DIFF_BUDGET`, or, past it, is one run (exact, only not minimal)."""
+    lo = 0
+    while lo < len(a) and lo < len(b) and a[lo] == b[lo]:
+        lo += 1
+    hi_a, hi_b = len(a), len(b)
+    while hi_a > lo and hi_b > lo and a[hi_a - 1] == b[hi_b - 1]:
+        hi_a, hi_b = hi_a - 1, hi_b - 1
+    if lo == hi_a and lo == hi_b:
+        return []
+    ids: dict[str, int] = {}
+    mid_a = [ids.setdefault(t, len(ids)) for t in a[lo:hi_a]]
+    mid_b = [ids.setdefault(t, len(ids)) for t in b[lo:hi_b]]
+    runs = _myers(mid_a, mid_b, DIFF_BUDGET) if mid_a and mid_b else None
+    if runs is None:
+        runs = [(0, len(mid_a), 0, len(mid_b))]
+    return [(i1 + lo, i2 + lo, j1 + lo, j2 + lo) for i1, i2, j1, j2 in runs]
+
+
 def diff_spans(original: str, perturbed: str) -> tuple[tuple[Span, ...], tuple[Span, ...]]:
     """The minimal runs of differing tokens between two texts, as aligned spans.
 
-    A word-level diff (`difflib.SequenceMatcher` over words, punctuation marks and
-    whitespace runs): ``spans_a[i]`` in `original` became ``spans_b[i]`` in `perturbed`;
-    an insertion or deletion has an empty span on one side. The spans are exact
-    (``original[s.start:s.end] == s.text``) and replacing every ``spans_a[i]`` by
-    ``spans_b[i]`` turns `original` into `perturbed`. Identical texts give no spans.
+    A word-level diff over words, punctuation marks and whitespace runs: the common start
+    and end are set aside, and the rest is a shortest edit script (Myers 1986), so texts
+    of any length that differ in a few words are diffed in about linear time.
+    ``spans_a[i]`` in `original` became ``spans_b[i]`` in `perturbed`; an insertion or
+    deletion has an empty span on one side. The spans are exact (``original[s.start:
+    s.end] == s.text``) and replacing every ``spans_a[i]`` by ``spans_b[i]`` turns
+    `original` into `perturbed`. Identical texts give no spans. When the texts differ
+    in so many places that the diff would pass `DIFF_BUDGET` (e.g. two long texts with
+    every word changed), the whole differing middle -- from the first differing token to
+    the last -- is one span on each side: still exact, not minimal.
     """
     a, b = _tokens(original), _tokens(perturbed)
-    matcher = difflib.SequenceMatcher(a=[t for t, _, _ in a], b=[t for t, _, _ in b],
-                                      autojunk=False)
     spans_a: list[Span] = []
     spans_b: list[Span] = []
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            continue
+    for i1, i2, j1, j2 in _differing_runs([t for t, _, _ in a], [t for t, _, _ in b]):
         # Whitespace equal on both sides at a replaced run's edges is not part of it.
         while i1 < i2 and j1 < j2 and a[i1][0] == b[j1][0]:
             i1, j1 = i1 + 1, j1 + 1
@@ -210,12 +301,44 @@ def _key_arg(key: str | Sequence[str] | None, data: Dataset) -> tuple[str, ...]:
                 f"{data.name} has no pairing keys: pass key='template_id' (the column(s) that "
                 "rows of a pair share), or keys= when building the Dataset")
         return data.key_columns
-    names = (key,) if isinstance(key, str) else tuple(key)
+    if isinstance(key, str):
+        names: tuple[object, ...] = (key,)
+    elif isinstance(key, (bytes, bytearray, Mapping)) or not isinstance(key, Iterable):
+        names = ()
+    else:
+        names = tuple(key)
     if not names or not all(isinstance(k, str) and k for k in names):
-        raise DatasetError(f"key must name one or more columns, got {key!r:.60}")
+        raise DatasetError(f"key must name one or more columns (a str, or a sequence of "
+                           f"str such as ('template', 'emotion')), got {type(key).__name__} "
+                           f"{printable(repr(key))[:60]}")
     for name in names:
-        data.column(name)  # an unknown column raises, listing those that exist
-    return names
+        _known(data, str(name), "key")
+    return tuple(str(name) for name in names)
+
+
+def _known(data: Dataset, column: str, role: str) -> None:
+    """An unknown column raises, listing those that exist and naming the option."""
+    if column not in data.columns:
+        raise _unknown_column(column, role, data.columns, data.name)
+
+
+def _key_cells(data: Dataset, keys: Sequence[str]) -> list[tuple[object, ...]]:
+    """Each row's key cells; a cell that is a list, an object or anything else that is no
+    value to compare (unhashable) raises `DatasetError` naming the column and row."""
+    columns = [data.column(k) for k in keys]
+    for name, cells in zip(keys, columns, strict=True):
+        for row, cell in enumerate(cells):
+            if cell is None or isinstance(cell, (str, int, float)):
+                continue
+            try:
+                hash(cell)
+            except TypeError:
+                raise DatasetError(
+                    f"{data.name}, row {row + 1}: the key cell in column {name!r} is a "
+                    f"{type(cell).__name__} ({printable(repr(cell))[:60]}); a pairing key is "
+                    "a value rows share (a str or number, such as a template or pair id): "
+                    "write it as one, or pass key= another column") from None
+    return list(zip(*columns, strict=True))
 
 
 def _group_arg(group: str | None, data: Dataset) -> str:
@@ -227,7 +350,7 @@ def _group_arg(group: str | None, data: Dataset) -> str:
         return data.group_columns[0]
     if not isinstance(group, str) or not group:
         raise DatasetError(f"group must name a column, got {group!r:.60}")
-    data.column(group)
+    _known(data, group, "group")
     return group
 
 
@@ -279,7 +402,7 @@ def pairs_from_dataset(
         raise DatasetError(f"a and b are both {side_a!r}: pass two different groups of "
                            f"{column!r} ({', '.join(map(repr, present))})")
     values = [None if v is None else str(v) for v in data.column(column)]
-    key_cells = list(zip(*(data.column(k) for k in keys), strict=True))
+    key_cells = _key_cells(data, keys)
     by_key: dict[tuple[object, ...], tuple[list[int], list[int]]] = {}
     without_key = other = 0
     for i, (value, cells) in enumerate(zip(values, key_cells, strict=True)):
@@ -303,6 +426,13 @@ def pairs_from_dataset(
                 f"group, where one row per group is expected: {listed}{more}. Add the column "
                 "that tells those rows apart to key= (e.g. the emotion word or pair id), or "
                 "pass match='all' to pair every a-row with every b-row of a key")
+    total = sum(len(ra) * len(rb) for ra, rb in by_key.values())
+    if total > MAX_PAIRS:
+        raise DatasetError(
+            f"{data.name}: key(s) {keys!r} would make {total:,} pairs ({side_a!r} x {side_b!r} "
+            f"rows of each key{', every a-row with every b-row' if match == 'all' else ''}), "
+            f"more than {MAX_PAIRS:,}; add a column to key= so that fewer rows share a key, "
+            "or select fewer rows first (Dataset.select)")
     texts = data.texts
     made: list[Perturbation] = []
     pair_keys: list[tuple[object, ...]] = []
@@ -336,6 +466,20 @@ def _key_text(keys: Sequence[str], cells: tuple[object, ...]) -> str:
     return ", ".join(f"{k}={c!r}" for k, c in zip(keys, cells, strict=True))
 
 
+def _read_pairs_source(source: object, a: str, encoding: str) -> Dataset:
+    """`source` read as a `Dataset` with `a` as its text column; a missing `a` column is
+    reported as the ``a=`` it was asked for as (not ``text=``, which this function has no
+    argument for)."""
+    try:
+        return Dataset(source, text=a, encoding=encoding)
+    except DatasetError as exc:
+        message = str(exc)
+        if f"no column {a!r} (asked for as text=)" not in message:
+            raise
+        raise DatasetError(message.replace("(asked for as text=)", "(asked for as a=)")
+                           .replace("Pass text=", "Pass a=")) from None
+
+
 def pairs_from_columns(
     source: object,
     *,
@@ -366,7 +510,15 @@ def pairs_from_columns(
             or not all(isinstance(g, str) and g for g in groups)):
         raise DatasetError(f"groups must be two names (str, str) for the sides a and b, got "
                            f"{groups!r:.60}")
-    data = source if isinstance(source, Dataset) else Dataset(source, text=a, encoding=encoding)
+    data = source if isinstance(source, Dataset) else _read_pairs_source(source, a, encoding)
+    if attribute_column is not None and (not isinstance(attribute_column, str)
+                                         or not attribute_column):
+        raise DatasetError(f"attribute_column must name a column (a non-empty str) or be "
+                           f"None, got {printable(repr(attribute_column))[:60]}")
+    _known(data, a, "a")
+    _known(data, b, "b")
+    if attribute_column is not None:
+        _known(data, attribute_column, "attribute_column")
     first = data.column(a)
     second = data.column(b)
     attributes = data.column(attribute_column) if attribute_column is not None else None

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import TypeAlias
 
 from ..errors import ConfigurationError
+from ..runtime.files import open_binary, open_text, regular_file, shown_path, text_encoding
+from ..runtime.printable import printable
 from ..validation import check_int
 from . import selection
 from .selection import AnchorList, AnchorStream, empty_corpus_error
@@ -83,7 +85,7 @@ class Corpus:
         self._consumed = False
         if isinstance(source, (str, os.PathLike)):
             self._path = _corpus_file(source)
-            default_name = str(self._path)
+            default_name = shown_path(self._path)  # control characters escaped
         elif isinstance(source, (bytes, bytearray, memoryview)):
             raise ConfigurationError(
                 f"a corpus cannot be {type(source).__name__} {bytes(source)[:40]!r}: pass a "
@@ -308,27 +310,15 @@ def _corpus_file(source: str | os.PathLike[str]) -> Path:
         if isinstance(source, str) and not path.is_file():
             hint = f"; to make a corpus of one text, pass a list: Corpus([{source!r:.60}])"
         raise ConfigurationError(
-            f"corpus file {str(source)!r:.100} must end in {', '.join(FILE_SUFFIXES)}{hint}"
+            f"corpus file {printable(repr(str(source)))[:100]} must end in "
+            f"{', '.join(FILE_SUFFIXES)}{hint}"
         )
-    if not path.is_file():
-        raise ConfigurationError(f"corpus file '{path}' does not exist")
-    return path
+    # A directory, FIFO or device named like a corpus file is refused by its type.
+    return regular_file(path, "corpus file")
 
 
 def _check_encoding(encoding: object) -> str:
-    if not isinstance(encoding, str):
-        raise ConfigurationError(
-            f"encoding must be the name of a text encoding such as 'utf-8' or 'latin-1', got "
-            f"{type(encoding).__name__} {encoding!r:.60}"
-        )
-    try:
-        codecs.lookup(encoding)
-    except LookupError:
-        raise ConfigurationError(
-            f"encoding={encoding!r:.60} is not a text encoding Python knows; pass one such as "
-            "'utf-8', 'utf-8-sig', 'latin-1', 'cp1252' or 'utf-16'"
-        ) from None
-    return encoding
+    return text_encoding(encoding)
 
 
 def _check_errors(errors: object) -> str:
@@ -363,7 +353,8 @@ def _lines(
 ) -> Generator[str, None, None]:
     """The lines of the file at `path`, decoded; bytes invalid in `encoding` raise
     `ConfigurationError` naming the file, the line and the options that fix it."""
-    with path.open(encoding=encoding, errors=errors, newline=newline) as handle:
+    with open_text(path, "corpus file", encoding=encoding, errors=errors,
+                   newline=newline) as handle:
         try:
             yield from handle
         except UnicodeError as exc:
@@ -380,19 +371,20 @@ def _decode_message(path: Path, encoding: str, error: UnicodeError) -> str:
     decoder = codecs.getincrementaldecoder(encoding)("strict")
     line, bad, reason = 1, b"", str(error)
     try:
-        with path.open("rb") as handle:
+        with open_binary(path, "corpus file") as handle:
             for raw in handle:
                 try:
                     line += decoder.decode(raw).count("\n")
                 except UnicodeDecodeError as exc:
                     bad, reason = bytes(exc.object[exc.start : exc.end]), exc.reason
                     break
-    except OSError:  # pragma: no cover - the file went away between the two reads
+    except (OSError, ConfigurationError):  # pragma: no cover - the file went away
         pass
     shown = f"the bytes {bad!r}" if bad else "its bytes"
     return (
-        f"corpus file '{path}', line {line}: {shown} are not valid {encoding} ({reason}). "
-        f"Pass the file's encoding, e.g. Corpus({str(path)!r}, encoding='latin-1') (or "
+        f"corpus file '{shown_path(path)}', line {line}: {shown} are not valid {encoding} "
+        f"({reason}). Pass the file's encoding, e.g. Corpus({printable(repr(str(path)))}, "
+        "encoding='latin-1') (or "
         "'cp1252', 'utf-16', ...), or errors='replace' to read each bad byte as U+FFFD "
         "(errors='ignore' drops them); with --fairness-corpus, pass "
         "--fairness-corpus-encoding=latin-1 or --fairness-corpus-errors=replace"
@@ -410,17 +402,26 @@ def _read_csv(
     path: Path, column: str, name: str, encoding: str, errors: str
 ) -> Iterator[str]:
     lines = _lines(path, encoding, errors, newline="")
+    reader = csv.DictReader(lines, strict=True)  # an unclosed quote is an error
     try:
-        reader = csv.DictReader(lines)
-        if reader.fieldnames is None:
-            return
+        try:
+            if reader.fieldnames is None:
+                return
+        except csv.Error as exc:
+            raise _csv_error(name, reader.reader.line_num, exc) from None
         if column not in reader.fieldnames:
             raise ConfigurationError(
                 f"corpus {name} has no column '{column}'; its columns are: "
                 f"{', '.join(map(repr, reader.fieldnames))}. Pass column=... (or set "
                 "--fairness-corpus-column / the fairness_corpus_column ini key)"
             )
-        for row in reader:
+        while True:
+            try:
+                row = next(reader, None)
+            except csv.Error as exc:
+                raise _csv_error(name, reader.reader.line_num, exc) from None
+            if row is None:
+                return
             text = row.get(column)
             if text is None:
                 raise ConfigurationError(
@@ -431,6 +432,23 @@ def _read_csv(
                 yield text
     finally:
         lines.close()
+
+
+def _csv_error(name: str, line: int, exc: csv.Error) -> ConfigurationError:
+    """A `csv.Error` (a cell over csv's field limit, a stray quote) as a
+    `ConfigurationError` naming the corpus, the line and the fix."""
+    if "field limit" in str(exc):
+        problem = (f"a cell is longer than {csv.field_size_limit():,} characters (the csv "
+                   "module's field limit); most often a quote is left open, so the rest of "
+                   "the file reads as one cell. Close it (a quote inside a cell is doubled: "
+                   "\"\"), or store long texts in a .txt or .jsonl corpus")
+    elif "unexpected end of data" in str(exc):
+        problem = ("the file ends inside a quoted cell: a quote is never closed, so the "
+                   "rest of the file would read as one text. Close it (a quote inside a "
+                   "cell is doubled: \"\")")
+    else:
+        problem = f"cannot be read as CSV ({exc}); fix the line"
+    return ConfigurationError(f"corpus {printable(name)}, line {line}: {problem}")
 
 
 def _read_jsonl(
@@ -445,7 +463,15 @@ def _read_jsonl(
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ConfigurationError(f"{where} is not valid JSON ({exc})") from exc
+                raise ConfigurationError(f"{where} is not valid JSON ({exc})") from None
+            except RecursionError:
+                raise ConfigurationError(
+                    f"{where} holds JSON nested deeper than Python's JSON reader can follow; "
+                    f"each line must be an object with a '{column}' text") from None
+            except ValueError as exc:  # a number of more than 4,300 digits
+                raise ConfigurationError(
+                    f"{where} holds a number Python will not read ({exc}); write it as a "
+                    "string, or drop it") from None
             if not isinstance(record, dict):
                 raise ConfigurationError(
                     f"{where} is a JSON {type(record).__name__}, not an object with a "

@@ -187,7 +187,9 @@ def test_winobias_selects_types_stereotypes_and_one_file(tmp_path: Path) -> None
         "anti"}
     one = winobias(tmp_path / "anti_stereotyped_type1.txt.dev")
     assert [(r.stereotype, r.type, r.split) for r in one] == [("anti", 1, "dev")] * 2
-    assert winobias(tmp_path / "anti_stereotyped_type1.txt.dev", types=2) == ()
+    # A selection that leaves out the one file given is a mistake, not an empty set (issue 26).
+    with pytest.raises(ConfigurationError, match=r"types=2 \(the file holds 1\)"):
+        winobias(tmp_path / "anti_stereotyped_type1.txt.dev", types=2)
 
 
 @pytest.mark.parametrize(

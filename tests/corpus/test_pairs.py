@@ -18,6 +18,7 @@ from pytest_fairness.corpus.pairs import (
     DATA_KIND,
     PairReport,
     Pairs,
+    _tokens,
     diff_spans,
     pairs_from_columns,
     pairs_from_dataset,
@@ -279,6 +280,37 @@ def test_spans_are_exact_and_rebuild_the_other_text(a: str, b: str) -> None:
     assert rebuild(b, spans_b, spans_a) == a
     assert (not spans_a) == (a == b)
     assert all(x.text != y.text for x, y in zip(spans_a, spans_b, strict=True))
+
+
+def _changed_tokens(a: str, b: str, spans_a: tuple[Span, ...],
+                    spans_b: tuple[Span, ...]) -> int:
+    return sum(len(_tokens(s.text)) for s in (*spans_a, *spans_b))
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts(), texts())
+def test_the_diff_changes_no_more_tokens_than_difflib(a: str, b: str) -> None:
+    """Myers' edit script is a shortest one: it never marks more tokens changed than
+    difflib's matcher (the reference the diff replaced) does on the same tokens."""
+    import difflib
+
+    ta, tb = [t for t, _, _ in _tokens(a)], [t for t, _, _ in _tokens(b)]
+    opcodes = difflib.SequenceMatcher(a=ta, b=tb, autojunk=False).get_opcodes()
+    reference = sum((i2 - i1) + (j2 - j1) for op, i1, i2, j1, j2 in opcodes if op != "equal")
+    spans_a, spans_b = diff_spans(a, b)
+    assert _changed_tokens(a, b, spans_a, spans_b) <= reference
+
+
+def test_past_the_budget_the_differing_middle_is_one_exact_span(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import pytest_fairness.corpus.pairs as pairs_module
+
+    a, b = "Then she said she was fine.", "Then he said he was fine."
+    monkeypatch.setattr(pairs_module, "DIFF_BUDGET", 0)
+    spans_a, spans_b = diff_spans(a, b)
+    assert spans_a == (Span(5, 17, "she said she"),)
+    assert spans_b == (Span(5, 15, "he said he"),)
+    assert rebuild(a, spans_a, spans_b) == b
 
 
 def test_diff_is_minimal_for_a_word_swap() -> None:
