@@ -494,6 +494,11 @@ def clean(names: Iterable[str]) -> list[str]:
 
 
 def _gender(gender: str) -> Gender:
+    if isinstance(gender, int) and not isinstance(gender, bool):
+        raise ConfigurationError(
+            f"gender must be 'female' or 'male', not the number {gender!r}; a count is n= "
+            f"(e.g. n={gender!r})"
+        )
     value = _GENDER_ALIASES.get(str(gender).lower())
     if value is None:
         raise ConfigurationError(f"gender must be 'female' or 'male', not {gender!r}")
@@ -553,6 +558,14 @@ def popular(
     the list alternates female and male names (F, M, F, M, ...; n//2 male), balanced as psa
     balances female and male anchors (section 2.2).
     """
+    if not isinstance(lang, str):
+        count = isinstance(lang, int) and not isinstance(lang, bool)
+        fix = (f"for {lang} names write popular(n={lang}) or popular('en', n={lang})"
+               if count else "e.g. popular('en', n=20)")
+        raise ConfigurationError(
+            f"popular() takes the language code first (lang='en', 'fr', ...), got "
+            f"{type(lang).__name__} {lang!r:.40}: {fix}"
+        )
     n = None if n is None else check_int(n, "n", minimum=0)
     code = lang.lower().split("-")[0].split("_")[0]
     if code == "en":
@@ -611,6 +624,11 @@ def by_origin(
     sentences; disambiguation notes such as "(name)" are removed.
     """
     n = None if n is None else check_int(n, "n", minimum=0)
+    if not isinstance(country, str):
+        raise ConfigurationError(
+            f"by_origin() takes a country name first (e.g. 'India'), got "
+            f"{type(country).__name__} {country!r:.40}; see countries()"
+        )
     data = _wikidata()
     wanted = _country_key(country)
     match = next(
