@@ -40,9 +40,10 @@ class CallableModel(ModelAdapter):
             raise ModelOutputError(
                 f"{self._name} reordered the list of texts it was given, in place (text "
                 f"{moved} is now {short(texts[moved])}, was {short(given[moved])}: a "
-                "texts.sort() or shuffle?), so its outputs cannot be matched to the texts. "
-                "Leave the list as it is (sort a copy: sorted(texts)) and return one "
-                "prediction per text in the order given"
+                "texts.sort() or shuffle?), so whether its outputs follow the order given "
+                "or the new one cannot be told: they would be matched to the wrong texts "
+                "if it scored after reordering. Leave the list as it is (sort a copy: "
+                "sorted(texts)) and return one prediction per text in the order given"
             )
         return raw
 
