@@ -385,12 +385,8 @@ def _guarded(function: Callable[..., Any], registry: Callable[[], Registry[Any]]
              action: str) -> Callable[..., Any]:
     @functools.wraps(function)
     def method(self: object, *args: Any, **kwargs: Any) -> Any:
-        try:
+        with registry().guard(self, action):
             return function(self, *args, **kwargs)
-        except (FairnessError, FairnessViolation):
-            raise
-        except Exception as exc:
-            raise registry().failure(self, action, exc) from exc
 
     method._fairness_guarded = True  # type: ignore[attr-defined]
     return method

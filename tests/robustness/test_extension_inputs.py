@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 from _bounded import refused, time_limit
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import pytest_fairness as pf
 from pytest_fairness.errors import (
@@ -35,8 +37,10 @@ from pytest_fairness.models.generator_families import GENERATOR_FAMILIES
 from pytest_fairness.perturb import PerturbationKind
 from pytest_fairness.perturb.coerce import perturbation_from_texts
 from pytest_fairness.perturb.kinds import KIND_REGISTRY
+from pytest_fairness.perturb.name_swap import check_names
 from pytest_fairness.report.formats import FORMATS, write_reports
 from pytest_fairness.report.summary import Summary, build_summary
+from pytest_fairness.runtime.printable import unsafe
 from pytest_fairness.types import Perturbation
 
 HERE = Path(__file__).name
@@ -615,3 +619,54 @@ def test_a_model_error_is_still_a_model_call_error() -> None:
         raise RuntimeError("CUDA out of memory")
 
     refused(lambda: pf.as_model(fails).score(["a"]), ModelCallError, "CUDA out of memory")
+
+
+# --------------------------------------------------------------------------- fuzz
+
+NAMES = st.one_of(st.text(max_size=12), st.integers(), st.none(), st.binary(max_size=4),
+                  st.floats(allow_nan=True), st.tuples(st.text(max_size=3)))
+ENTRIES = st.one_of(
+    st.integers(), st.text(max_size=8), st.none(),
+    st.dictionaries(st.text(max_size=8), st.one_of(st.text(max_size=8),
+                                                  st.lists(st.text(max_size=8), max_size=3),
+                                                  st.integers()), max_size=3),
+    st.lists(st.tuples(st.text(max_size=8), st.text(max_size=8)), max_size=3),
+    st.lists(st.text(max_size=8), max_size=3),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=NAMES, entry=ENTRIES)
+def test_any_registration_registers_or_is_a_named_error(name: Any, entry: Any) -> None:
+    before = KIND_REGISTRY.names()
+    message = None
+    with time_limit():
+        try:
+            kind = KIND_REGISTRY.register(name, entry)
+        except ConfigurationError as exc:
+            message = str(exc)
+    if message is not None:
+        assert not any(unsafe(c) for c in message), message
+        assert "perturbation kind" in message or "dictionary" in message or any(
+            word in message for word in ("alternative", "word", "pair")), message
+        assert KIND_REGISTRY.names() == before  # nothing half-registered
+        return
+    assert isinstance(kind, PerturbationKind)
+    assert isinstance(name, str)
+    assert KIND_REGISTRY.get(name) is kind
+    KIND_REGISTRY.unregister(name)
+
+
+@settings(max_examples=300, deadline=None)
+@given(names=st.lists(st.text(min_size=1, max_size=8), min_size=1, max_size=4))
+def test_any_names_are_checked_or_named(names: list[str]) -> None:
+    message = None
+    try:
+        found = check_names(names)
+    except ConfigurationError as exc:
+        message = str(exc)
+    if message is not None:
+        assert not any(unsafe(c) for c in message), message  # terminal-safe
+        return
+    assert all(not unsafe(c) for name in found for c in name)
+    assert len(found) == len(set(found)) == len(names)
