@@ -556,7 +556,9 @@ def popular(
     English ("en") uses the US Census 1990 lists, by frequency; other languages use the
     Wikidata names of checklist-pattern (`languages()` lists them). With ``gender=None``
     the list alternates female and male names (F, M, F, M, ...; n//2 male), balanced as psa
-    balances female and male anchors (section 2.2).
+    balances female and male anchors (section 2.2). The count is `n`, never the first
+    argument: ``popular(40)`` raises `ConfigurationError` pointing to ``popular(n=40)``
+    (as ``popular("en", 40)`` does, whose second argument is `gender`).
     """
     if not isinstance(lang, str):
         count = isinstance(lang, int) and not isinstance(lang, bool)

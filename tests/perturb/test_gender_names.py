@@ -57,13 +57,21 @@ GOLD: list[tuple[str, str, tuple[str, ...], str | None, str | None]] = [
     ("Mr. Smith said he was fine.", "Ms. Smith said she was fine.", ("Mr.", "he"),
      "male", "female"),
     ("Will you call Patricia?", "Will you call John?", ("Patricia",), "female", "male"),
+    ("Frank said he was late.", "Melissa said she was late.", ("Frank", "he"), "male",
+     "female"),
+    ("Hope called her sister.", "Darrin called his brother.", ("Hope", "her", "sister"),
+     "female", "male"),
 ]
 
-#: Sentences with nothing to swap: no gendered word and no first name.
+#: Sentences with nothing to swap: no gendered word and no first name (a name that is
+#: also a word, modifying a noun, is the word).
 UNCHANGED = [
     "The weather was fine all week.",
     "Write a poem about the sea in June.",
     "The committee will meet on Friday.",
+    "Frank talk helps.",
+    "Hope springs eternal.",
+    "Ruby slippers are red.",
 ]
 
 
@@ -91,7 +99,7 @@ def test_the_gold_sentences(kind: GenderSwapKind) -> None:
 
 
 def test_sentences_without_a_gendered_person_are_left_alone(kind: GenderSwapKind) -> None:
-    assert kind.perturb_many(UNCHANGED) == [[], [], []]
+    assert kind.perturb_many(UNCHANGED) == [[] for _ in UNCHANGED]
 
 
 def test_each_name_has_one_counterpart_in_every_sentence_and_every_run(
