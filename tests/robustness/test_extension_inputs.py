@@ -529,6 +529,38 @@ def test_a_count_in_the_place_of_a_name_is_named(call: Callable[[], object],
     refused(call, ConfigurationError, *words)
 
 
+@pytest.mark.parametrize(("call", "words"), [
+    (lambda: pf.names.by_gender("female", 3, seed="x"), ["seed must be an integer"]),
+    (lambda: pf.names.by_gender("female", 3, seed=1.5), ["seed must be an integer"]),
+    (lambda: pf.names.by_gender("female", 3, seed=float("nan")), ["seed"]),
+    (lambda: pf.names.groups(5), ["names must be a list of names", "int 5"]),
+    (lambda: pf.names.groups([None]), ["names[0] must be a first name", "NoneType"]),
+    (lambda: pf.names.groups(["Mary"], by=5), ["by must be 'gender', 'race'"]),
+    (lambda: pf.names.groups(["Mary"], label_source="no"), ["label_source must be True"]),
+    (lambda: pf.names.gender_of(5), ["name must be a first name", "int 5"]),
+    (lambda: pf.names.race_of(5), ["name must be a first name"]),
+    (lambda: pf.names.origin_gender(None), ["name must be a first name"]),
+    (lambda: pf.names.consensus_gender(None), ["name must be a first name"]),
+    (lambda: pf.names.genders("Mary"), ["not one string 'Mary'", "['Mary']"]),
+    (lambda: pf.names.genders([5]), ["names[0] must be a first name"]),
+    (lambda: pf.names.genders(5), ["names must be a list of names"]),
+    (lambda: pf.names.clean("Mary"), ["not one string 'Mary'"]),
+    (lambda: pf.names.not_words(5), ["names must be a list of names"]),
+    (lambda: pf.names.popular(clean="no"), ["clean must be True or False"]),
+    (lambda: pf.names.by_origin("India", n=2, latin_only="no"),
+     ["latin_only must be True or False"]),
+])
+def test_the_name_lists_name_their_bad_arguments(call: Callable[[], object],
+                                                 words: list[str]) -> None:
+    refused(call, ConfigurationError, *words)
+
+
+def test_the_name_lists_still_answer() -> None:
+    assert pf.names.genders(["Mary", "James"]) == {"Mary": "female", "James": "male"}
+    assert pf.names.by_gender("female", 3, seed=3) == pf.names.by_gender("female", 3, seed=3)
+    assert pf.names.clean(["Mary", "Will"]) == ["Mary"]
+
+
 def test_popular_with_n_still_works() -> None:
     names = pf.names.popular(n=4)
     assert len(names) == 4
