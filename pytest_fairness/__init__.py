@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from .corpus.pairs import Pairs, pairs_from_columns, pairs_from_dataset
     from .errors import (
         ConfigurationError,
+        ExtensionError,
         FairnessError,
         FairnessViolation,
         MissingDependencyError,
@@ -121,6 +122,7 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     # what goes wrong
     "ConfigurationError": "errors",
+    "ExtensionError": "errors",
     "FairnessError": "errors",
     "FairnessViolation": "errors",
     "MissingDependencyError": "errors",

@@ -61,3 +61,19 @@ class FairnessViolation(AssertionError):
         super().__init__(message)
         self.result = result
         self.violations: tuple[Any, ...] = tuple(getattr(result, "violations", ()))
+
+
+class ExtensionError(ConfigurationError):
+    """An extension -- a perturbation kind, model adapter family, generator family or report
+    format registered by a user or another package -- is malformed or failed when called.
+
+    The message names the registry (`what`: "perturbation kind", ...), the extension's
+    `name` and `origin` (the file and line that registered it, or the entry point), and
+    what to fix; the extension's own exception, if any, is chained as `__cause__`."""
+
+    def __init__(self, message: str, *, what: str = "", name: str = "",
+                 origin: str = "") -> None:
+        super().__init__(message)
+        self.what = what
+        self.name = name
+        self.origin = origin

@@ -163,7 +163,8 @@ def test_it():
     result = pytester.runpytest_subprocess("--fairness-report=out", "-p", "no:cacheprovider")
     assert result.ret == 1  # the test passed; the broken format fails the run
     result.stdout.fnmatch_lines([
-        "fairness: report format 'broken' failed: RuntimeError: disk on fire",
+        "fairness: report format 'broken' failed: ExtensionError: the report format 'broken' "
+        "(registered at conftest.py:16) failed when called: RuntimeError: disk on fire. *",
         "fairness report: */out/fairness.json, */out/fairness.html, */out/fairness.md",
     ])
     table = (pytester.path / "out" / "fairness.md").read_text()

@@ -16,7 +16,7 @@ from ..errors import ConfigurationError
 from ..types import TextModel
 from .base import Output
 from .checks import check_cache_dir, check_labels
-from .families import check_accepted, family_of
+from .families import MODEL_FAMILIES, check_accepted, family_of
 from .family import ModelOptions, describe
 from .remote import LengthPolicy
 
@@ -164,10 +164,11 @@ def as_model(
     )
     family = family_of(obj, options.name)
     check_accepted(family, options)
-    model = family.build(obj, options)
+    with MODEL_FAMILIES.guard(family, "build"):
+        model = family.build(obj, options)
     if not isinstance(model, TextModel):
         raise ConfigurationError(
-            f"the model adapter family {family.name!r} built {type(model).__name__} for "
+            f"{MODEL_FAMILIES.label(family)} built {type(model).__name__} for "
             f"{options.name}, which is not a pytest_fairness.TextModel; fix its build()"
         )
     return model

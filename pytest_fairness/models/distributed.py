@@ -22,6 +22,7 @@ worker prints reaches the driver's output (Ray's log forwarding). Ray is optiona
 from __future__ import annotations
 
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -29,8 +30,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, FairnessError
 from ..runtime.optional import require
+from ..runtime.printable import printable
 from ..types import FloatArray
 from ..validation import check_int
 from .base import Batch, ModelAdapter, Row, _slice
@@ -38,7 +40,8 @@ from .batching import Batching
 from .cache import Ident
 from .defaults import run_settings
 
-__all__ = ["RESTARTS", "RayModel", "RayWorkerWarning", "ray_model"]
+__all__ = ["RESTARTS", "RayError", "RayModel", "RayWorkerWarning", "ray_model",
+           "terminal_safe"]
 
 #: How many times Ray restarts a worker that died, and retries the batch it held.
 RESTARTS = 2
@@ -46,6 +49,37 @@ RESTARTS = 2
 
 class RayWorkerWarning(UserWarning):
     """A Ray worker died and was restarted; its batch was scored again."""
+
+
+#: Terminal escape sequences: CSI (colours: ESC [ 36 m) and OSC (titles, links).
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
+
+
+def terminal_safe(text: str) -> str:
+    """Ray's error text as one printable line: its colour codes (Ray colours
+    ``ray::_Worker.rows()`` in its errors) removed, runs of whitespace (its newlines,
+    tabs and traceback indentation) made one space, and anything else a terminal would
+    act on escaped (`pytest_fairness.runtime.printable.printable`)."""
+    return printable(" ".join(_ESCAPES.sub("", str(text)).split()))
+
+
+class RayError(RuntimeError):
+    """An error Ray raised while scoring (a worker that died, an actor that could not be
+    made), its text made safe for a terminal (`terminal_safe`): this is what a
+    `ModelCallError` from `ray_model` chains, so neither its message nor the chained
+    traceback pytest prints carries Ray's raw escape codes. `original` is Ray's
+    exception, unchanged, for code that inspects it."""
+
+    def __init__(self, message: str, original: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.original = original
+
+    @classmethod
+    def of(cls, exc: BaseException) -> RayError:
+        """The stand-in for Ray's `exc`: its type's name and `terminal_safe` text, with
+        its traceback."""
+        made = cls(f"{type(exc).__name__}: {terminal_safe(str(exc))}", exc)
+        return made.with_traceback(exc.__traceback__)
 
 
 class _Worker:
@@ -122,9 +156,10 @@ class RayModel(ModelAdapter):
                 kind, rows, pid, restarted = self._ray.get(future)
             except Exception as exc:  # a worker's error, or one that died too often
                 cause = getattr(exc, "cause", None) or exc
-                if isinstance(cause, ConfigurationError):
+                if isinstance(cause, FairnessError):  # the worker's adapter named it
                     raise cause from None
-                raise self._call_error(batch[1], cause, attempts=1) from exc
+                safe = RayError.of(cause)
+                raise self._call_error(batch[1], safe, attempts=1) from safe
             if restarted and pid not in self._told:
                 self._told.add(pid)
                 warnings.warn(

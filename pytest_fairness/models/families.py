@@ -18,7 +18,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, cast
 
 from ..errors import ConfigurationError
-from ..registry import ENTRY_POINT_GROUPS, Registry, named_instance
+from ..registry import ENTRY_POINT_GROUPS, Registry, Signature, named_instance
 from ..types import TextModel
 from .cache import Ident
 from .callables import CallableModel
@@ -281,6 +281,8 @@ MODEL_FAMILIES: Registry[ModelFamily] = Registry(
     coerce=_coerce,
     builtins=_register_builtins,
     hint="pytest_fairness.models.register_model_family(MyFamily())",
+    protocol={"detect": Signature(1, shown="detect(self, obj) -> bool"),
+              "build": Signature(2, shown="build(self, obj, options) -> TextModel")},
 )
 
 
@@ -294,7 +296,8 @@ def register_model_family(
     `model_families`), raises `ConfigurationError` unless `replace=True`, so a family never
     shadows another silently.
     """
-    return MODEL_FAMILIES.register(str(getattr(family, "name", "")), family, replace=replace)
+    return MODEL_FAMILIES.register(getattr(family, "name", None), family,  # type: ignore[arg-type]
+                                   replace=replace)
 
 
 def model_families() -> tuple[ModelFamily, ...]:
@@ -308,7 +311,9 @@ def family_of(obj: object, name: str | None = None) -> ModelFamily:
     `ConfigurationError` listing what `as_model` accepts when none does."""
     families = model_families()
     for family in families:
-        if family.detect(obj):
+        with MODEL_FAMILIES.guard(family, "detect"):
+            found = family.detect(obj)
+        if found:
             return family
     raise ConfigurationError(
         f"cannot use {name or describe(obj)} as a model.\n{accepted_models(families)}"

@@ -29,7 +29,7 @@ from abc import ABC, abstractmethod
 from typing import Any, ClassVar, cast
 
 from ..errors import ConfigurationError
-from ..registry import ENTRY_POINT_GROUPS, Registry, named_instance
+from ..registry import ENTRY_POINT_GROUPS, Registry, Signature, named_instance
 from .generators import TextGenerator, hf_generator
 from .hf import is_pipeline, is_transformers_model
 from .local_server import LocalServer
@@ -209,6 +209,8 @@ GENERATOR_FAMILIES: Registry[GeneratorFamily] = Registry(
     coerce=_coerce,
     builtins=_register_builtins,
     hint="pytest_fairness.register_generator_family(MyFamily())",
+    protocol={"detect": Signature(1, shown="detect(self, obj) -> bool"),
+              "build": Signature(1, shown="build(self, obj) -> TextGenerator")},
 )
 
 
@@ -223,8 +225,8 @@ def register_generator_family(
     "local-server", "callable"; see `generator_families`), raises `ConfigurationError`
     unless `replace=True`, so a family never shadows another silently.
     """
-    return GENERATOR_FAMILIES.register(str(getattr(family, "name", "")), family,
-                                       replace=replace)
+    return GENERATOR_FAMILIES.register(getattr(family, "name", None),  # type: ignore[arg-type]
+                                       family, replace=replace)
 
 
 def generator_families() -> tuple[GeneratorFamily, ...]:
@@ -248,7 +250,9 @@ def generator_family_of(obj: object, caller: str | None = None) -> GeneratorFami
     names the function that needed a generator)."""
     families = generator_families()
     for family in families:
-        if family.detect(obj):
+        with GENERATOR_FAMILIES.guard(family, "detect"):
+            found = family.detect(obj)
+        if found:
             return family
     wanted = f"a text generator (a TextGenerator: {PROTOCOL})"
     first = (f"{caller} needs {wanted}, got {_describe(obj)}" if caller
@@ -271,10 +275,11 @@ def as_generator(obj: object, *, caller: str | None = None) -> TextGenerator:
     things.
     """
     family = generator_family_of(obj, caller)
-    generator: Any = family.build(obj)
+    with GENERATOR_FAMILIES.guard(family, "build"):
+        generator: Any = family.build(obj)
     if not (callable(generator) or callable(getattr(generator, "generate_many", None))):
         raise ConfigurationError(
-            f"the generator family {family.name!r} built {type(generator).__name__} from "
+            f"{GENERATOR_FAMILIES.label(family)} built {type(generator).__name__} from "
             f"{_describe(obj)}, which is not a text generator ({PROTOCOL}); fix its build()"
         )
     return cast(TextGenerator, generator)

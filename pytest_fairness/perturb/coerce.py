@@ -18,11 +18,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, ExtensionError, FairnessError, FairnessViolation
+from ..registry import Signature
+from ..runtime.printable import printable
 from ..types import BuiltinKind, Case, Perturbation, Span
 from ..validation import check_texts
 from .kinds import (
     DEFAULT_BATCH_SIZE,
+    KIND_REGISTRY,
     PerturbationKind,
     find_kind,
     registered_kinds_note,
@@ -229,24 +232,56 @@ class FunctionKind(PerturbationKind):
         *,
         attribute: str | None = None,
         batch: bool = False,
+        given_as: str | None = None,
     ) -> None:
         super().__init__(name, attribute)
+        shown = given_as or "a perturbation function"
         if not callable(function):
             raise ConfigurationError(
-                f"a perturbation function must be callable text -> perturbations, got "
-                f"{function!r:.60}"
+                f"{shown} must be a callable text -> perturbations, got "
+                f"{type(function).__name__} {printable(repr(function)):.60}"
+            )
+        problem = Signature(1, shown="").accepts(function)
+        if problem is not None:
+            one = "a list of texts" if batch else "one text"
+            raise ConfigurationError(
+                f"{shown} {_function_name(function)} cannot be called with {one} "
+                f"({problem}); it must take {one} and return its perturbations"
             )
         self.function = function
         self.batch = batch
+        self.given_as = given_as
+        """How the user handed the function over ("swap=", "perturber="), for messages;
+        None for a function registered as a kind (named by its registration)."""
 
     @property
     def description(self) -> str:
-        return f"perturber {getattr(self.function, '__qualname__', type(self.function).__name__)}"
+        return f"perturber {_function_name(self.function)}"
+
+    def _apply(self, argument: Any) -> Any:
+        """The user's function on `argument`; what it raises (other than the package's
+        own errors) leaves as `ExtensionError` naming it: as the argument it was given
+        (``swap=``), else as the registered kind (with where it was registered)."""
+        try:
+            return self.function(argument)
+        except (FairnessError, FairnessViolation):
+            raise
+        except Exception as exc:
+            if self.given_as is None:
+                raise KIND_REGISTRY.failure(self, "__call__", exc) from exc
+            first = argument if isinstance(argument, str) else (argument or [""])[0]
+            raise ExtensionError(
+                f"the {self.given_as} function {_function_name(self.function)} raised "
+                f"{type(exc).__name__}: {printable(str(exc))}, on {short(first)}. The error "
+                f"is in that function, not in pytest-fairness: fix the function given as "
+                f"{self.given_as} (its own exception is chained as the cause)",
+                what="perturbation function", name=_function_name(self.function),
+                origin=self.given_as) from exc
 
     def perturb(self, text: str, doc: Any) -> list[Perturbation]:
         if self.batch:
             return self.perturb_many([text])[0]
-        return normalise_perturbations(text, self.function(text), self.attribute)
+        return normalise_perturbations(text, self._apply(text), self.attribute)
 
     def perturb_many(
         self, texts: Iterable[str], *, nlp: Any = None, batch_size: int = DEFAULT_BATCH_SIZE
@@ -254,7 +289,7 @@ class FunctionKind(PerturbationKind):
         if not self.batch:
             return super().perturb_many(texts, nlp=nlp, batch_size=batch_size)
         items = check_texts(texts)
-        found = self.function(items)
+        found = self._apply(items)
         if isinstance(found, (str, Perturbation)) or not isinstance(found, Sequence):
             raise ConfigurationError(
                 f"{self.description} (batch=True) must return one result per text, got "
@@ -269,6 +304,17 @@ class FunctionKind(PerturbationKind):
             normalise_perturbations(text, out, self.attribute)
             for text, out in zip(items, found, strict=True)
         ]
+
+
+def _function_name(function: object) -> str:
+    name = getattr(function, "__qualname__", None)
+    return printable(name if isinstance(name, str) else type(function).__name__)
+
+
+def short(text: str, limit: int = 60) -> str:
+    """`text` quoted for a message, cut to `limit` characters, made printable."""
+    shown = text if len(text) <= limit else text[: limit - 3] + "..."
+    return printable(repr(shown))
 
 
 def kind_perturber(kind: PerturbationKind, attribute: str | None = None) -> ResolvedPerturber:
@@ -287,7 +333,10 @@ def kind_perturber(kind: PerturbationKind, attribute: str | None = None) -> Reso
 
 
 def resolve_perturber(
-    perturber: Callable[[str], Any] | None = None, attribute: str | None = None
+    perturber: Callable[[str], Any] | None = None,
+    attribute: str | None = None,
+    *,
+    given_as: str = "perturber=",
 ) -> ResolvedPerturber:
     """The perturbations of a text, from a callable or generated for an attribute.
 
@@ -296,12 +345,15 @@ def resolve_perturber(
     names the kind (`pytest_fairness.perturb.kinds.find_kind`): a registered one ("gender":
     mt-nlp Algorithm 2 mutations plus the gender swap; "gender_swap"; a user's dictionary
     or kind), else the mt-nlp mutations of an attribute of the knowledge graph. Duplicates
-    are dropped; a perturbation identical to its text raises.
+    are dropped; a perturbation identical to its text raises. A callable that raises
+    fails as `ExtensionError` naming it as `given_as` (the argument it came in as, e.g.
+    "swap="), its exception chained.
     """
     if perturber is not None:
         if not callable(perturber):
             raise ConfigurationError(
-                f"perturber must be a callable text -> perturbations, got {perturber!r:.60}"
+                f"{given_as.rstrip('=')} must be a callable text -> perturbations, got "
+                f"{type(perturber).__name__} {printable(repr(perturber)):.60}"
             )
         if isinstance(perturber, PerturbationKind):
             return kind_perturber(perturber, attribute)
@@ -309,7 +361,8 @@ def resolve_perturber(
         name = getattr(perturber, "__qualname__", None)
         if not isinstance(name, str) or not name.strip() or name != name.strip():
             name = type(perturber).__name__
-        return kind_perturber(FunctionKind(name, perturber, attribute=label), attribute)
+        return kind_perturber(
+            FunctionKind(name, perturber, attribute=label, given_as=given_as), attribute)
     if attribute is None:
         raise ConfigurationError(
             "no perturbations to use: pass perturber=<callable text -> perturbations>, "
@@ -331,7 +384,7 @@ def gender_swapper(swap: Callable[[str], Any] | None = None) -> ResolvedPerturbe
     """`swap` as a perturber, or the definitional gender swap (`GenderSwapKind`; never the
     mt-nlp mutations: CF compares a text with its definitional gender counterfactual)."""
     if swap is not None:
-        return resolve_perturber(swap, "gender")
+        return resolve_perturber(swap, "gender", given_as="swap=")
     from .gender import GenderSwapKind
 
     return kind_perturber(GenderSwapKind(), "gender")

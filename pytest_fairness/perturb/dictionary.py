@@ -42,11 +42,13 @@ Semantics, precisely:
   cased letters, all upper) upper-cases the replacement, Title capitalises its first
   letter, anything else lower-cases it. ("church" -> "mosque": "Church" -> "Mosque",
   "CHURCH" -> "MOSQUE"; "Christian" -> "Muslim": "christian" -> "muslim".)
-- **A mapping** ``{word: [alternatives]}`` (an alternative may also be given as one
-  string) gives, for each dictionary word found in the text (in dictionary order) and
-  each of its alternatives (in order), one perturbation in which *every* occurrence of
-  that word is replaced by that alternative; ``from_group`` is the word, ``to_group`` the
-  alternative, as written in the dictionary. Other dictionary words in the text stay.
+- **A mapping** ``{word: [alternatives]}`` (a list even for one alternative: a bare
+  string such as ``{"church": "mosque"}`` raises `ConfigurationError`, since it reads
+  as one alternative or as a list of letters alike) gives, for each dictionary word
+  found in the text (in dictionary order) and each of its alternatives (in order), one
+  perturbation in which *every* occurrence of that word is replaced by that alternative;
+  ``from_group`` is the word, ``to_group`` the alternative, as written in the dictionary.
+  Other dictionary words in the text stay.
 - **Word pairs** ``[(a, b), ...]`` are swapped both ways at once, like the gender swap:
   one perturbation per text in which every occurrence of every listed word is replaced
   by its counterpart. ``from_group``/``to_group`` are the word and its counterpart when
@@ -75,7 +77,8 @@ Semantics, precisely:
   sentence gives a capitalised replacement ("Jehovah's Witnesses knock." -> "Atheists
   knock.").
 
-Bad input (an empty dictionary, an empty or non-string word, a word mapped to itself,
+Bad input (an empty dictionary, an empty or non-string word, alternatives given as one
+string instead of a list, a word mapped to itself,
 two words that differ only by case, a word in two pairs or two groups, groups with
 different forms, fewer than two groups) raises `ConfigurationError` saying what to fix.
 """
@@ -90,14 +93,15 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..resources.text import is_word_char, joined_after, joined_before
 from ..types import Perturbation
+from ..validation import check_bool
 from ._edit import Edit, apply_casing, apply_edits, casing_of, indefinite_article
 from ._persons import resolve_nlp
 from .kinds import KIND_REGISTRY, PerturbationKind, check_name
 
 __all__ = ["DictionaryKind", "Entries", "GroupEntries", "register_dictionary"]
 
-#: What a dictionary is written as: word -> alternatives (or one alternative), or pairs.
-Entries = Mapping[str, Sequence[str] | str] | Sequence[tuple[str, str] | Sequence[str]]
+#: What a dictionary is written as: word -> list of alternatives, or pairs.
+Entries = Mapping[str, Sequence[str]] | Sequence[tuple[str, str] | Sequence[str]]
 #: What a group dictionary is written as: group -> {form: word, or its spellings}.
 GroupEntries = Mapping[str, Mapping[str, Sequence[str] | str]]
 
@@ -457,10 +461,15 @@ def _mapping(entries: Mapping[object, object]) -> dict[str, tuple[str, ...]]:
             )
         seen[folded] = word
         if isinstance(value, str):
-            value = [value]
+            raise ConfigurationError(
+                f"the alternatives of {word!r} must be a list of strings, got the string "
+                f"{value!r:.60}; write {{{word!r}: [{value!r:.40}]}} for one alternative "
+                "(a string is not read as a list of alternatives, nor one as a list of "
+                "letters)"
+            )
         if not isinstance(value, Sequence) or isinstance(value, bytes):
             raise ConfigurationError(
-                f"the alternatives of {word!r} must be a list of strings (or one string), got "
+                f"the alternatives of {word!r} must be a list of strings, got "
                 f"{type(value).__name__} {value!r:.60}"
             )
         if not value:
@@ -632,8 +641,9 @@ def register_dictionary(
     other group, one perturbation per target group); see the module docstring for the
     exact semantics. `attribute` (default `name`) labels the
     perturbations. A name already registered raises `ConfigurationError` unless
-    `replace=True`.
+    `replace=True` (True or False: checked before anything is built).
     """
+    check_bool(replace, "replace")
     kind = DictionaryKind(name, entries, groups=groups, attribute=attribute)
     KIND_REGISTRY.register(name, kind, replace=replace)
     return kind

@@ -71,7 +71,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any, Literal
 
@@ -89,6 +89,7 @@ from .name_pairs import name_pairs as _name_pairs
 from .name_pairs import phrase_at as _phrase_at
 
 __all__ = [
+    "GENDER_NAMES",
     "TARGETS",
     "GenderSwapKind",
     "Target",
@@ -359,6 +360,15 @@ def swap_doc(
     return _swap(doc, target, _name_pairs(swap_names) if target == "opposite" else {})
 
 
+def _swap_kind(doc: Any, pairs: Mapping[str, tuple[str | None, str]], kind: str
+               ) -> Perturbation | None:
+    """`_swap` to the opposite gender, its perturbation labelled with the kind `kind`."""
+    swapped = _swap(doc, "opposite", pairs)
+    if swapped is None or swapped.kind == kind:
+        return swapped
+    return replace(swapped, kind=kind)
+
+
 def _check_target(target: str) -> None:
     if not isinstance(target, str) or target not in TARGETS:
         raise ConfigurationError(
@@ -542,25 +552,57 @@ class GenderSwapKind(PerturbationKind):
     One counterfactual per text: every definitional gender word swapped to the opposite
     gender at once (`swap_doc`), the x^ of the CF baseline (accumulated-prediction-
     sensitivity, section 6.5). Texts are parsed in batches without the entity recogniser.
+
+    With ``swap_names=True`` (built in as "gender_names", kind `GENDER_NAMES`), first
+    names are swapped too, in the same pass and by the same rules as
+    ``gender_swap(text, swap_names=True)``: "Emily said she is applying." -> "Stanley said
+    he is applying." Each first name of the packaged lists has one counterpart of the
+    other gender (`pytest_fairness.perturb.name_pairs.default_name_pairs`: paired by
+    frequency rank within its race/ethnicity or country group, else overall; fixed, so
+    every run and every mention of a name gets the same one), or pass your own mapping
+    name -> name (used both ways). Its perturbations have kind "gender_names", and spans
+    for every changed pronoun, word and name. The parse keeps the entity recogniser (a
+    month or number is not a name: "in June").
     """
 
     needs_parse = True
 
-    def __init__(self, name: str = "gender_swap") -> None:
+    def __init__(self, name: str = "gender_swap", *,
+                 swap_names: bool | Mapping[str, str] = False) -> None:
         super().__init__(name, "gender")
+        if swap_names is not True:  # a mapping is checked now; the default table is
+            _name_pairs(swap_names)  # built on first use (seconds), not at registration
+        self._swap_names = swap_names
+        self._table: dict[str, tuple[str | None, str]] | None = None
+        self.needs_entities = swap_names is True or bool(swap_names)
+        self._kind = name if self.needs_entities else "gender_swap"
+
+    @property
+    def _pairs(self) -> Mapping[str, tuple[str | None, str]]:
+        if self._table is None:
+            self._table = _name_pairs(self._swap_names)
+        return self._table
 
     @property
     def description(self) -> str:
+        if self.needs_entities:
+            return "the gender swap with first names (perturb.gender_swap, swap_names=True)"
         return "the gender swap (perturb.gender_swap)"
 
     @property
     def hint(self) -> str:
+        names = ", first names" if self.needs_entities else ""
         return (
-            "the gender swap changes definitional gender words (pronouns, gendered nouns, "
-            "titles): use texts that mention a gendered person"
+            f"the gender swap changes definitional gender words (pronouns, gendered nouns, "
+            f"titles{names}): use texts that mention a gendered person"
         )
 
     def perturb(self, text: str, doc: Any) -> list[Perturbation]:
-        """The swap of `doc` (the parse of `text`), or nothing without a gendered word."""
-        swapped = swap_doc(doc)
+        """The swap of `doc` (the parse of `text`), or nothing without a gendered word
+        (or, with names, a first name of the table)."""
+        swapped = _swap_kind(doc, self._pairs, self._kind)
         return [] if swapped is None else [swapped]
+
+
+#: The name of the built-in kind that swaps first names with the gender words.
+GENDER_NAMES = "gender_names"

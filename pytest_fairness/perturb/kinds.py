@@ -16,6 +16,10 @@ Built in:
   gender swap, from one shared parse (`pytest_fairness.perturb.mutations.MutationsKind`).
 - ``"gender_swap"``: the definitional gender swap alone
   (`pytest_fairness.perturb.gender.GenderSwapKind`).
+- ``"gender_names"``: the same swap with first names swapped too, consistently, in one
+  pass: "Emily said she is applying." -> "Stanley said he is applying."
+  (``GenderSwapKind("gender_names", swap_names=True)``; its name table is built on
+  first use).
 - ``"mt-nlp"`` (`MT_NLP`): the mt-nlp mutations of *any* attribute the knowledge graph
   knows (religion, race, nationality, ...). It is not asked for by its own name: a name
   that no kind is registered under is looked up in the graph, and when the graph knows
@@ -41,11 +45,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ..errors import ConfigurationError
-from ..registry import ENTRY_POINT_GROUPS, Registry
+from ..errors import ConfigurationError, ExtensionError
+from ..registry import ENTRY_POINT_GROUPS, Registry, Signature, caller, guard_methods
 from ..resources.nlp import disabled, parse_many
 from ..types import Perturbation
-from ..validation import check_int, check_texts
+from ..validation import check_bool, check_int, check_texts
 from ._persons import resolve_nlp
 
 __all__ = [
@@ -96,6 +100,15 @@ class PerturbationKind(ABC):
 
     #: Whether `perturb` reads a spaCy parse of its text.
     needs_parse: bool = False
+    #: Whether that parse needs the entity recogniser (left out otherwise, for speed).
+    needs_entities: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A kind written outside pytest-fairness that raises in `perturb`, `prepare` or
+        `perturb_many` (a bug, a wrong signature) fails as an `ExtensionError` naming it
+        and where it was registered (`pytest_fairness.registry.guard_methods`)."""
+        super().__init_subclass__(**kwargs)
+        guard_methods(cls, lambda: KIND_REGISTRY, KIND_PROTOCOL)
 
     def __init__(self, name: str | None = None, attribute: str | None = None) -> None:
         if name is None:
@@ -144,7 +157,8 @@ class PerturbationKind(ABC):
         """`perturb` of each text, in order, in batches of `batch_size`.
 
         A kind that `needs_parse` has each batch parsed with ``nlp.pipe`` without the
-        entity recogniser (`pytest_fairness.resources.nlp.disabled`); `nlp` is a spaCy
+        entity recogniser (`pytest_fairness.resources.nlp.disabled`) unless it
+        `needs_entities`; `nlp` is a spaCy
         `Language`, a pipeline name, or None for the run's / the default English
         pipeline. Each batch goes through `prepare` once, then `perturb` per text. A text
         that is not a str, or that spaCy cannot parse (a lone surrogate, more characters
@@ -161,8 +175,9 @@ class PerturbationKind(ABC):
                 self.prepare(batch)
                 found += [self.perturb(text, None) for text in batch]
                 continue
+            skipped = [] if self.needs_entities else disabled(pipeline)
             docs = list(parse_many(pipeline, batch, batch_size=batch_size,
-                                   disable=disabled(pipeline), first=start))
+                                   disable=skipped, first=start))
             self.prepare(docs)
             found += [self.perturb(text, doc) for text, doc in zip(batch, docs, strict=True)]
         return found
@@ -188,6 +203,13 @@ def _as_kind(name: str, entry: object) -> PerturbationKind:
                 f"the class {entry.__qualname__} registered as the perturbation kind "
                 f"{name!r} is not a PerturbationKind; subclass "
                 "pytest_fairness.perturb.PerturbationKind"
+            )
+        missing = sorted(getattr(entry, "__abstractmethods__", ()))
+        if missing:
+            raise ConfigurationError(
+                f"the perturbation kind class {entry.__qualname__} (registered as {name!r}) "
+                f"does not define {', '.join(missing)}; a kind defines "
+                f"{KIND_PROTOCOL['perturb'].shown}"
             )
         build: Callable[[], PerturbationKind] = entry  # subclasses take no argument, or fail
         try:
@@ -216,13 +238,23 @@ def _as_kind(name: str, entry: object) -> PerturbationKind:
 
 
 def _builtins(registry: Registry[PerturbationKind]) -> None:
-    from .gender import GenderSwapKind
+    from .gender import GENDER_NAMES, GenderSwapKind
     from .mutations import MutationsKind
 
     registry.register("gender", MutationsKind("gender"), origin="builtin")
     registry.register("gender_swap", GenderSwapKind(), origin="builtin")
     registry.register(MT_NLP, MutationsKind(), origin="builtin")
+    registry.register(GENDER_NAMES, GenderSwapKind(GENDER_NAMES, swap_names=True),
+                      origin="builtin")
 
+
+#: How the package calls a kind's methods (checked at registration).
+KIND_PROTOCOL = {
+    "perturb": Signature(2, shown="perturb(self, text, doc) -> list of perturbations"),
+    "prepare": Signature(1, shown="prepare(self, docs)"),
+    "perturb_many": Signature(1, ("nlp", "batch_size"),
+                              shown="perturb_many(self, texts, *, nlp=None, batch_size=256)"),
+}
 
 #: Every registered perturbation kind by name. Tests swap an entry for a block with
 #: ``KIND_REGISTRY.temporarily(name, kind)``.
@@ -232,6 +264,7 @@ KIND_REGISTRY: Registry[PerturbationKind] = Registry(
     coerce=_as_kind,
     builtins=_builtins,
     hint="pytest_fairness.perturb.register_kind(name, kind) or register_dictionary(name, {...})",
+    protocol=KIND_PROTOCOL,
 )
 
 
@@ -271,8 +304,15 @@ def register_kind(
             f"{type(kind_or_name).__name__} {kind_or_name!r:.60}; for a dictionary use "
             "register_dictionary(name, entries) or register_kind(name, entries)"
         )
-    built = _as_kind(getattr(kind_or_name, "__name__", "kind"), kind_or_name)
-    return KIND_REGISTRY.register(built.name, built, replace=replace)
+    check_bool(replace, "replace")
+    where = caller()
+    shown = getattr(kind_or_name, "__name__", None) or getattr(kind_or_name, "name", "kind")
+    try:
+        built = _as_kind(str(shown), kind_or_name)
+    except ConfigurationError as exc:
+        raise ExtensionError(f"cannot register the perturbation kind {shown!r} ({where}): {exc}",
+                             what=KIND_REGISTRY.what, name=str(shown), origin=where) from exc
+    return KIND_REGISTRY.register(built.name, built, replace=replace, where=where)
 
 
 def find_kind(name: str) -> PerturbationKind | None:

@@ -35,7 +35,8 @@ recogniser says (it tags "Amanda" or "Justin" as organisations, "Doreen" in "We 
 Doreen yesterday" as a date, "Xavier" as a number): capitalised (or in capitals), not a
 stop word read as a function word ("Will" as an auxiliary; "Ulrike" tagged as a
 preposition is still a name), not a date or number entity when the name is itself a
-month, weekday or season ("in June") or a number, not right after a title ("Mr. James":
+month, weekday or season ("in June") or a number, not a word-like name modifying a
+common noun ("Frank talk", "Ruby slippers"), not right after a title ("Mr. James":
 a surname), and not right after another capitalised proper noun ("Mary James": a
 surname). Your own mapping (``swap_names={"Alice": "Bob"}``) is matched the same way.
 """
@@ -262,7 +263,8 @@ def is_first_name_token(token: Any) -> bool:
 
     Capitalised (or all capitals), not a stop word read as a function word, not a date
     or number entity when spelt as a date word or a number ("in June"), a proper noun
-    when the name is also a common word ("Frank", "Jack"), not after a title and not
+    when the name is also a common word ("Frank", "Jack") and then not a compound
+    modifier of a common noun ("Frank talk", "Hope springs"), not after a title and not
     after another capitalised proper noun (a surname); other entity tags do not matter,
     so "Amanda" tagged ORG and "Doreen" tagged DATE are names (module docstring).
     """
@@ -275,8 +277,9 @@ def is_first_name_token(token: Any) -> bool:
     ):
         return False  # "in June", "April 3": a date, not a name
     # other names the recogniser puts in a date ("We met Doreen yesterday") are names
-    if token.pos_ != "PROPN" and _word_like(key):
-        return False  # "Frank talk", "Rich people": a word, not a name
+    if _word_like(key) and (token.pos_ != "PROPN" or (
+            token.dep_ == "compound" and token.head.pos_ == "NOUN")):
+        return False  # "Rich people", and "Frank talk", "Ruby slippers" (tagged PROPN)
     if token.i > 0:
         prev = token.doc[token.i - 1]
         if prev.text.lower() in _HONORIFICS:

@@ -42,6 +42,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from ..errors import ConfigurationError
+from ..runtime.printable import printable, unsafe
 from ..types import Anchor, Perturbation
 from ._edit import Edit, apply_casing, apply_edits
 
@@ -163,7 +164,9 @@ def _anchors(anchored: object) -> Iterable[Anchor]:
 def check_names(names: object) -> list[str]:
     """`names` as a list of distinct, non-empty, stripped names; anything else raises
     `ConfigurationError` naming the problem: not a list (one string, bytes, a number),
-    an item that is not a non-empty string, no name at all, or a name given twice."""
+    an item that is not a non-empty string, a name holding a character a terminal acts
+    on or cannot show (a newline, NUL, ESC, a lone surrogate, a bidirectional override:
+    `pytest_fairness.runtime.printable.unsafe`), no name at all, or a name given twice."""
     if isinstance(names, (str, bytes, bytearray)) or not isinstance(names, Iterable):
         wrap = f"; wrap one name in a list: [{names!r:.40}]" if isinstance(names, str) else ""
         raise ConfigurationError(
@@ -174,6 +177,15 @@ def check_names(names: object) -> list[str]:
     bad = [n for n in out if not isinstance(n, str) or not n]
     if bad:
         raise ConfigurationError(f"names must be non-empty strings, got {bad[0]!r:.60}")
+    for name in out:
+        hidden = next((c for c in name if unsafe(c)), None)
+        if hidden is not None:
+            raise ConfigurationError(
+                f"the name '{printable(name):.60}' holds the character {hidden!r} (U+"
+                f"{ord(hidden):04X}: a control, invisible or unencodable character), which "
+                "no name holds and which would reach the report and the terminal: remove it "
+                "from the name"
+            )
     if not out:
         raise ConfigurationError(
             "names is empty: PSA replaces each anchor with each name; pass at least one name "

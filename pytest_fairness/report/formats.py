@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Protocol, cast
 
 from ..errors import ConfigurationError
-from ..registry import ENTRY_POINT_GROUPS, Registry
+from ..registry import ENTRY_POINT_GROUPS, Registry, Signature
+from ..runtime.printable import printable
 from .jsondoc import write_json
 from .summary import Summary
 from .values import now
@@ -76,13 +77,18 @@ FORMATS: Registry[ReportWriter] = Registry(
     coerce=_coerce,
     builtins=_builtins,
     hint="pytest_fairness.report.register_format(name, writer)",
+    protocol={"__call__": Signature(2, ("created",),
+                                    shown="write(summary, directory, *, created) -> Path")},
 )
 
 
 def register_format(name: str, writer: ReportWriter, *, replace: bool = False) -> ReportWriter:
     """Register `writer` as the report format `name` (see the module docstring).
 
-    A name already taken raises `ConfigurationError` unless `replace=True`.
+    A name already taken raises `ConfigurationError` unless `replace=True`; a writer that
+    cannot be called as ``write(summary, directory, *, created)`` raises `ExtensionError`
+    here, and one that raises when the reports are written, `ExtensionError` naming the
+    format and where it was registered (its own exception chained).
     """
     return FORMATS.register(name, writer, replace=replace)
 
@@ -111,12 +117,13 @@ def write_reports(
     directory.mkdir(parents=True, exist_ok=True)
     created = created or now()
     paths: list[Path] = []
-    for name, writer in writers:
-        path: object = writer(summary, directory, created=created)
+    for _name, writer in writers:
+        with FORMATS.guard(writer, "__call__"):
+            path: object = writer(summary, directory, created=created)
         if not isinstance(path, str | os.PathLike):
             raise ConfigurationError(
-                f"the report format {name!r} returned {path!r}; a writer returns the path of "
-                "the file it wrote"
+                f"{FORMATS.label(writer)} returned {printable(repr(path)):.80}; a writer "
+                "returns the path of the file it wrote"
             )
         paths.append(Path(path))
     return paths

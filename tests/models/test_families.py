@@ -191,7 +191,7 @@ def test_a_build_that_returns_no_text_model_is_a_configuration_error() -> None:
             return "not a model"  # type: ignore[return-value]
 
     with MODEL_FAMILIES.temporarily("broken", Broken()), pytest.raises(
-        ConfigurationError, match="family 'broken' built str"
+        ConfigurationError, match=r"family 'broken' \(registered at .*:\d+\) built str"
     ):
         pf.as_model(Shouter())
 

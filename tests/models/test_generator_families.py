@@ -256,7 +256,8 @@ def test_a_family_that_builds_no_generator_is_named(restore_registry: None) -> N
             return "not a generator"  # type: ignore[return-value]
 
     register_generator_family(Broken)
-    with pytest.raises(ConfigurationError, match="family 'broken' built str"):
+    with pytest.raises(ConfigurationError,
+                       match=r"family 'broken' \(registered at .*:\d+\) built str"):
         as_generator(Shouting())
 
 

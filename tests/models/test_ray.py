@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
 import warnings
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 
 import pytest_fairness as pf
 from pytest_fairness.errors import ConfigurationError, MissingDependencyError, ModelCallError
-from pytest_fairness.models.distributed import RayWorkerWarning
+from pytest_fairness.models.distributed import RayError, RayWorkerWarning, terminal_safe
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
 
@@ -94,6 +95,41 @@ def test_a_model_error_in_a_worker_is_named(local_ray: Any) -> None:
 
     with pytest.raises(ModelCallError, match="GPU is on fire"):
         pf.ray_model(broken, workers=1).score(["x"])
+
+
+def no_weights() -> Any:
+    raise ValueError("no weights at /models/tox.bin")
+
+
+@pytest.mark.slow
+def test_ray_errors_reach_the_terminal_without_escape_codes(local_ray: Any) -> None:
+    # issue 26: Ray colours "ray::_Worker.__init__()" in the text of ActorDiedError; the
+    # ModelCallError, and the exception it chains, carry none of it
+    with pytest.raises(ModelCallError) as info:
+        pf.ray_model(no_weights, workers=1).score(["x"])
+    error = info.value
+    cause = error.__cause__
+    assert isinstance(cause, RayError)
+    original = cause.original
+    assert isinstance(original, ray.exceptions.ActorDiedError)
+    assert "\x1b[" in str(original)  # Ray's own text is coloured
+    printed = "".join(traceback.format_exception(error))  # what pytest shows, chain included
+    assert "\x1b" not in printed
+    assert "ray::_Worker.__init__()" in str(error)
+    assert "ValueError: no weights at /models/tox.bin" in str(error)
+    assert all(c.isprintable() for c in str(error))
+    assert str(cause).startswith("ActorDiedError: The actor died because of an error")
+
+
+def test_terminal_safe_drops_colour_codes_and_escapes_the_rest() -> None:
+    text = ("The actor died because of an error raised in its creation task, "
+            "\x1b[36mray::_Worker.__init__()\x1b[39m (pid=1, ip=10.0.0.1)\n"
+            "\tclass_name: _Worker\n  File \"m.py\", line 3\nValueError: \x07bad\u202e\x1b]0;t\x07")
+    assert terminal_safe(text) == (
+        "The actor died because of an error raised in its creation task, "
+        "ray::_Worker.__init__() (pid=1, ip=10.0.0.1) class_name: _Worker File \"m.py\", "
+        "line 3 ValueError: \\x07bad\\u202e")
+    assert terminal_safe(terminal_safe(text)) == terminal_safe(text)
 
 
 def test_bad_arguments_are_named() -> None:

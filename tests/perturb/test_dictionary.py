@@ -74,8 +74,12 @@ def test_a_text_without_a_dictionary_word_has_no_perturbation() -> None:
     assert PAIRS.perturb("Nothing here.") == []
 
 
-def test_one_alternative_may_be_a_plain_string() -> None:
-    kind = DictionaryKind("d", {"church": "mosque"})
+def test_alternatives_given_as_one_string_are_refused() -> None:
+    # issue 26: {"a": "bc"} read as one alternative or as letters alike: a named error
+    with pytest.raises(ConfigurationError, match=r"alternatives of 'church' must be a list "
+                       r"of strings, got the string 'mosque'; write \{'church': \['mosque'\]\}"):
+        DictionaryKind("d", {"church": "mosque"})
+    kind = DictionaryKind("d", {"church": ["mosque"]})
     assert kind.entries == {"church": ("mosque",)}
     assert perturbed(kind, "a church") == ["a mosque"]
 

@@ -71,7 +71,7 @@ class Upper(PerturbationKind):
 
 
 def test_built_in_kinds() -> None:
-    assert kind_names()[:3] == ("gender", "gender_swap", MT_NLP)
+    assert kind_names()[:4] == ("gender", "gender_swap", MT_NLP, "gender_names")
     gender = get_kind("gender")
     assert isinstance(gender, MutationsKind)
     assert (gender.name, gender.attribute, gender.needs_parse) == ("gender", "gender", True)
@@ -79,6 +79,10 @@ def test_built_in_kinds() -> None:
     swap = get_kind("gender_swap")
     assert isinstance(swap, GenderSwapKind)
     assert swap.attribute == "gender"
+    assert not swap.needs_entities
+    names = get_kind("gender_names")
+    assert isinstance(names, GenderSwapKind)
+    assert (names.attribute, names.needs_parse, names.needs_entities) == ("gender", True, True)
     assert KIND_REGISTRY.origin("gender") == "builtin"
 
 
@@ -95,7 +99,8 @@ def test_an_attribute_of_the_graph_resolves_to_its_mt_nlp_mutations() -> None:
 def test_an_unknown_kind_lists_the_registered_ones() -> None:
     register_dictionary("faith", RELIGION)
     with pytest.raises(ConfigurationError, match=r"no perturbation kind called 'nope'.*"
-                       r"Registered kinds: 'gender', 'gender_swap', 'mt-nlp', 'faith'"):
+                       r"Registered kinds: 'gender', 'gender_swap', 'mt-nlp', 'gender_names', "
+                       r"'faith'"):
         get_kind("nope")
     with pytest.raises(ConfigurationError, match="non-empty string"):
         get_kind("")
@@ -381,7 +386,7 @@ def test_an_entry_point_registers_kinds_lazily(tmp_path: Path) -> None:
         "A church.",
         "Reverse",
         "entry point faith-kinds",
-        "('gender', 'gender_swap', 'mt-nlp', 'faith', 'pairs', 'reverse')",
+        "('gender', 'gender_swap', 'mt-nlp', 'gender_names', 'faith', 'pairs', 'reverse')",
     ]
 
 

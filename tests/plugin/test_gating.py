@@ -305,5 +305,7 @@ pf.register_format("broken", broken, replace=True)
     result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider",
                                            "--fairness-report=out")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["*report format 'broken' failed: RuntimeError: no disk*"])
+    result.stdout.fnmatch_lines(["*report format 'broken' failed: ExtensionError: the report "
+                                 "format 'broken' (registered at conftest.py:*) failed when "
+                                 "called: RuntimeError: no disk*"])
     assert "1 fairness report error in" in result.stdout.lines[-1]

@@ -83,7 +83,8 @@ def test_a_writer_must_be_callable_and_return_a_path(tmp_path: Path) -> None:
         return None  # type: ignore[return-value]
 
     with FORMATS.temporarily("nothing", returns_nothing), pytest.raises(
-            ConfigurationError, match="'nothing' returned None"):
+            ConfigurationError,
+            match=r"format 'nothing' \(registered at .*test_formats.py:\d+\) returned None"):
         rp.write_reports(tmp_path, _summary(), formats=["nothing"])
 
 
