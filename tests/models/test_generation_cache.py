@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from _tiny_models import hf_word_tokenizer
 
-from pytest_fairness.errors import ConfigurationError, ModelOutputError
+from pytest_fairness.errors import ConfigurationError, ModelCallError, ModelOutputError
 from pytest_fairness.models.cache import CacheWarning, cache_file
 from pytest_fairness.models.generation_cache import (
     CachedGenerator,
@@ -213,8 +213,16 @@ def test_answers_received_before_an_error_are_stored(tmp_path: Path) -> None:
     propagates, and the rerun asks only for the rest."""
     gen = Echo(fail_after=2)
     cached = cached_generator(gen, tmp_path)
-    with pytest.raises(ConnectionError, match="server killed"):
+    with pytest.raises(ModelCallError, match="server killed") as raised:
         cached.generate_many(PROMPTS, 1, 4)
+    # named: the generator (by class, never its repr with the key), the user's exception
+    # chained, and what was kept
+    message = str(raised.value)
+    assert "test_generation_cache.Echo" in message
+    assert "ConnectionError" in message
+    assert "2 of the 3 sample(s)" in message
+    assert SENTINEL not in message
+    assert isinstance(raised.value.__cause__, ConnectionError)
     assert cached.stats()["stored"] == 2
     cached.close()
     with sqlite3.connect(cached.path) as db:
@@ -228,8 +236,10 @@ def test_answers_received_before_an_error_are_stored(tmp_path: Path) -> None:
 def test_a_batched_call_that_fails_keeps_the_calls_before_it(tmp_path: Path) -> None:
     gen = Batched(fail_on_call=2)
     with cached_generator(gen, tmp_path) as cached:
-        with pytest.raises(TimeoutError, match="budget spent"):
+        with pytest.raises(ModelCallError, match="budget spent") as raised:
             cached.generate_many(PROMPTS, 3, 1)
+        assert isinstance(raised.value.__cause__, TimeoutError)
+        assert "Batched" in str(raised.value)
         assert cached.stats()["stored"] == 3  # sample 0 of every prompt
     again = Batched()
     with cached_generator(again, tmp_path) as rerun:
@@ -289,7 +299,7 @@ def test_a_failed_call_lets_a_waiting_thread_retry(tmp_path: Path) -> None:
     out: dict[str, Any] = {}
 
     def first() -> None:
-        with pytest.raises(ConnectionError):
+        with pytest.raises(ModelCallError, match="first call dies"):
             cached("p", 1, 0)
 
     def second() -> None:
