@@ -61,3 +61,16 @@ class FairnessViolation(AssertionError):
         super().__init__(message)
         self.result = result
         self.violations: tuple[Any, ...] = tuple(getattr(result, "violations", ()))
+
+
+class LockTimeoutError(FairnessError, RuntimeError):
+    """Another process held a file lock past the deadline. `path` is the lock file,
+    `holder` what the holder wrote in it (process, host, since when, what it builds; empty
+    when unknown), `waited` the seconds waited; the message says how to go on."""
+
+    def __init__(self, message: str, *, path: str = "", holder: str = "",
+                 waited: float = 0.0) -> None:
+        super().__init__(message)
+        self.path = path
+        self.holder = holder
+        self.waited = waited
