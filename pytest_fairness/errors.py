@@ -74,3 +74,13 @@ class LockTimeoutError(FairnessError, RuntimeError):
         self.path = path
         self.holder = holder
         self.waited = waited
+
+
+class ReportFileError(ConfigurationError):
+    """A report file (`fairness.json`) cannot be read back: not a regular file, too large,
+    not UTF-8 or JSON, nested too deep, or a value of the wrong type. `where` is the JSON
+    path of the problem (``$.tests[0].results[0].measurements``; "" for the whole file)."""
+
+    def __init__(self, message: str, *, where: str = "") -> None:
+        super().__init__(message)
+        self.where = where
