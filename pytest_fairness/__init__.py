@@ -72,6 +72,7 @@ if TYPE_CHECKING:
         ModelCallError,
         ModelOutputError,
         NothingJudgedError,
+        ReportFileError,
         SmallGroupError,
     )
     from .models import (
@@ -126,6 +127,7 @@ _EXPORTS: dict[str, str] = {
     "ModelCallError": "errors",
     "ModelOutputError": "errors",
     "NothingJudgedError": "errors",
+    "ReportFileError": "errors",
     "SmallGroupError": "errors",
     "DatasetError": "corpus.dataset",
     "FairnessWarning": "checks",

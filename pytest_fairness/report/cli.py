@@ -51,7 +51,7 @@ def _html_target(path: Path) -> str | None:
     shown = printable(str(path))
     try:
         info = os.stat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         parent = path.parent
         if not parent.is_dir():
             what = "does not exist" if not parent.exists() else "is not a directory"
@@ -124,6 +124,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                             color=sys.stdout.isatty())
     for warning in caught:  # e.g. a report section this version cannot read, left out
         print(f"warning: {printable(str(warning.message))}", file=sys.stderr)
+    if not lines:  # the run recorded no fairness result: say so rather than print nothing
+        lines = [f"fairness: no test recorded a fairness result in "
+                 f"{printable(str(report_file(args.json)))}"]
     for line in lines:
         print(line)
     if args.html:

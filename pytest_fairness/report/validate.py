@@ -67,8 +67,8 @@ def read_json_file(path: Path, *, max_bytes: int = MAX_BYTES) -> Any:
         raise ReportFileError(
             f"{_shown(path)} cannot be opened ({printable(exc.strerror or str(exc))}): pass "
             "a readable fairness.json") from None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
+    try:
+        info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             kind = _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
             raise ReportFileError(
@@ -76,6 +76,10 @@ def read_json_file(path: Path, *, max_bytes: int = MAX_BYTES) -> Any:
                 "file a run wrote (copy a stream to a file first)")
         if info.st_size > max_bytes:
             raise ReportFileError(_too_large(path, info.st_size, max_bytes))
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as handle:
         data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise ReportFileError(_too_large(path, len(data), max_bytes))
@@ -156,8 +160,11 @@ class _Checker:
 
     def fail(self, where: str, value: Any, wanted: str) -> ReportFileError:
         got = _kind(value)
-        if isinstance(value, str | int | float) and not isinstance(value, bool):
-            got += f" ({printable(repr(value))[:60]})"
+        if isinstance(value, str | float) or (isinstance(value, int)
+                                              and not isinstance(value, bool)):
+            shown = printable(repr(value)) if not isinstance(value, int) or abs(
+                value) < 10**60 else f"an integer of {len(str(abs(value)))} digits"
+            got += f" ({shown[:60]})"
         return ReportFileError(
             f"{self.shown}: {printable(where)} must be {wanted}, got {got}: this is not a "
             "fairness.json as pytest-fairness writes it (edit that value, or rerun pytest "
@@ -205,8 +212,13 @@ class _Checker:
     def number_or_null(self, value: Any, where: str) -> None:
         if value is None:
             return
-        if (isinstance(value, bool) or not isinstance(value, int | float)
-                or not math.isfinite(value)):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.fail(where, value, "a finite number or null")
+        try:
+            finite = math.isfinite(value)
+        except OverflowError:  # an integer beyond the range of a float
+            finite = False
+        if not finite:
             raise self.fail(where, value, "a finite number or null")
 
     def op(self, value: Any, where: str) -> None:
