@@ -14,8 +14,10 @@ measurement objects: `value` and `bound` finite numbers or null, `op` one of
 ``<= >= < >``, `ci` null or two numbers or nulls, `holds` a boolean), `violations`,
 counts (integers >= 0), `extra` and `sections`; the derived lists; and `comparison` (null,
 or the baseline comparison: `changes` a list of objects naming `nodeid`, `relation`,
-`metric`). Keys the schema allows to be absent may be absent (files written by hand or by
-earlier versions); a key that is present has the schema's type. Pure: no pytest.
+`metric`). The keys that locate a result are required (`kind`, `schema_version`, `tests`,
+each test's `nodeid` and `results`, each change's `nodeid`, `relation`, `metric` and
+`status`); others may be absent, as in files written by hand or by earlier versions, and the
+readers' defaults apply; a key that is present has the schema's type. Pure: no pytest.
 """
 
 from __future__ import annotations
