@@ -568,7 +568,10 @@ class CachedGenerator:
         """The generator's own exception as a `ModelCallError` naming it."""
         with self._lock:
             kept = sum(1 for key in keys if key in self._memory)
-        text = printable(str(exc))
+        try:
+            text = printable(str(exc))
+        except Exception:  # an exception whose str() fails itself
+            text = "(its message cannot be shown)"
         if len(text) > 300:
             text = text[:300] + "..."
         return ModelCallError(

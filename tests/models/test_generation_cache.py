@@ -717,3 +717,72 @@ def test_lease_and_wait_are_checked(tmp_path: Path) -> None:
         cached_generator(Echo(), tmp_path, wait=float("nan"))
     with pytest.raises(ConfigurationError, match="wait"):
         cached_generator(Echo(), tmp_path, wait="long")  # type: ignore[arg-type]
+
+
+class _Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no str")
+
+
+@pytest.mark.parametrize("error", [
+    ValueError("bad \x1b[31mred\x07 \u202e"), KeyError("k"), RuntimeError(""),
+    OSError(5, "input/output error"), ZeroDivisionError("division"), RecursionError("deep"),
+    MemoryError("oom"), _Unprintable(), TimeoutError("x" * 5000),
+], ids=lambda e: type(e).__name__)
+def test_every_exception_of_a_generator_is_named_and_chained(tmp_path: Path,
+                                                              error: Exception) -> None:
+    """Whatever the wrapped generator raises after one answer (its message with control
+    characters, empty, unprintable, huge): a ModelCallError naming the generator, the
+    exception chained, the answer kept, no claim left behind."""
+    calls: list[str] = []
+
+    def flaky(prompt: str, n: int, seed: int) -> list[str]:
+        calls.append(prompt)
+        if len(calls) > 1:
+            raise error
+        return [answer(prompt, seed)]
+
+    with cached_generator(flaky, tmp_path, fingerprint="flaky-v1") as cached:
+        with pytest.raises(ModelCallError) as raised:
+            cached.generate_many(PROMPTS, 1, 0)
+        path = cached.path
+    message = str(raised.value)
+    assert raised.value.__cause__ is error
+    assert "flaky" in message
+    assert type(error).__name__ in message
+    assert "1 of the 3 sample(s)" in message
+    assert not any(c in message for c in "\x1b\x07\u202e")
+    assert len(message) < 1200
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT COUNT(*) FROM rows").fetchone() == (1,)
+        assert db.execute("SELECT COUNT(*) FROM claims").fetchone() == (0,)
+
+
+def test_a_concurrent_generator_that_fails_keeps_what_the_calls_in_flight_answered(
+        tmp_path: Path) -> None:
+    """Concurrency 4: one call fails; the calls already in flight finish and are stored,
+    no new call starts, the error names the generator, the claims are dropped."""
+    gen = Concurrent(cache_file(tmp_path, "generate:concurrent-v1"), concurrency=4)
+    original = gen.generate_many
+
+    def failing(prompts: Sequence[str], n: int, seed: int) -> list[list[str]]:
+        if prompts[0] == "p10":
+            raise ConnectionResetError("peer reset")
+        return original(prompts, n, seed)
+
+    gen.generate_many = failing  # type: ignore[method-assign]
+    prompts = [f"p{i}" for i in range(40)]
+    with cached_generator(gen, tmp_path) as cached:
+        with pytest.raises(ModelCallError, match=r"Concurrent.*ConnectionResetError") as raised:
+            cached.generate_many(prompts, 1, 0)
+        stored = cached.stats()["stored"]
+        calls = cached.stats()["calls"]
+    assert isinstance(raised.value.__cause__, ConnectionResetError)
+    assert stored == len(gen.batches)  # every answer received is in the file
+    assert calls <= 11 + 4  # p0..p10, and at most the calls already in flight
+    with sqlite3.connect(cache_file(tmp_path, "generate:concurrent-v1")) as db:
+        assert db.execute("SELECT COUNT(*) FROM claims").fetchone() == (0,)
+    again = Batched("concurrent-v1")
+    with cached_generator(again, tmp_path) as rerun:
+        assert rerun.generate_many(prompts, 1, 0) == [expected(p, 1, 0) for p in prompts]
+    assert sum(len(b) for b, _, _ in again.batches) == 40 - stored
