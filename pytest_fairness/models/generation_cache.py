@@ -97,8 +97,6 @@ DEFAULT_LEASE = 30.0
 DEFAULT_WAIT = 600.0
 #: Seconds between two looks at keys claimed by another process.
 POLL = 0.05
-#: Keys looked at per claim when claiming one at a time.
-_LOOKAHEAD = 16
 _CLAIMS_TABLE = (
     "CREATE TABLE IF NOT EXISTS claims (config TEXT NOT NULL, text TEXT NOT NULL, "
     "owner TEXT NOT NULL, expires REAL NOT NULL, PRIMARY KEY (config, text)) WITHOUT ROWID"
@@ -686,7 +684,7 @@ class CachedGenerator:
 
     def _work(self, job: _Job, out: dict[Key, str]) -> None:
         """One worker: claim keys, ask for them, store them, until the job is done."""
-        size = None if self._chunk is None else max(self._chunk, _LOOKAHEAD)
+        size = self._chunk  # keys taken in order, as many as one call asks for
         try:
             while True:
                 now = time.monotonic()
