@@ -622,7 +622,7 @@ class Concurrent(Batched):
             with sqlite3.connect(self.path) as db:
                 stored = db.execute("SELECT COUNT(*) FROM rows").fetchone()[0]
             self.behind.append(done - stored)
-        threading.Event().wait(0.005)
+        threading.Event().wait(0.02)
         try:
             return super().generate_many(prompts, n, seed)
         finally:
@@ -692,11 +692,11 @@ def test_a_running_call_renews_its_lease_and_the_other_cache_gets_its_answer(
     def slow(prompt: str, n: int, seed: int) -> list[str]:
         calls.append(prompt)
         started.set()
-        threading.Event().wait(1.0)
+        threading.Event().wait(2.5)  # over twice the lease: renewed while it runs
         return [answer(prompt, seed)]
 
-    first = cached_generator(slow, tmp_path, fingerprint="slow", lease=0.3)
-    second = cached_generator(slow, tmp_path, fingerprint="slow", lease=0.3)
+    first = cached_generator(slow, tmp_path, fingerprint="slow", lease=1.0)
+    second = cached_generator(slow, tmp_path, fingerprint="slow", lease=1.0)
     out: dict[str, Any] = {}
     thread = threading.Thread(target=lambda: out.setdefault("first", first("p", 1, 0)))
     thread.start()

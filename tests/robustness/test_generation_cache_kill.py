@@ -109,7 +109,7 @@ def test_processes_on_one_cache_share_the_work(stub: OpenAIStub, tmp_path: Path,
     assert len(stub.requests) == count, (len(stub.requests), asked)
     assert sum(asked) == count
     assert sum(int(r["requests"]) for r in results) == count  # type: ignore[call-overload]
-    assert all(a > 0 for a in asked), f"a process did no work: {asked}"
+    assert sum(a > 0 for a in asked) >= 2, f"the work was not shared: {asked}"
     rows, claims = rows_and_claims(cache_file(tmp_path / "cache", "generate:" + _fingerprint(
         stub)))
     assert (rows, claims) == (count, 0)
