@@ -77,3 +77,26 @@ class ExtensionError(ConfigurationError):
         self.what = what
         self.name = name
         self.origin = origin
+
+
+class LockTimeoutError(FairnessError, RuntimeError):
+    """Another process held a file lock past the deadline. `path` is the lock file,
+    `holder` what the holder wrote in it (process, host, since when, what it builds; empty
+    when unknown), `waited` the seconds waited; the message says how to go on."""
+
+    def __init__(self, message: str, *, path: str = "", holder: str = "",
+                 waited: float = 0.0) -> None:
+        super().__init__(message)
+        self.path = path
+        self.holder = holder
+        self.waited = waited
+
+
+class ReportFileError(ConfigurationError):
+    """A report file (`fairness.json`) cannot be read back: not a regular file, too large,
+    not UTF-8 or JSON, nested too deep, or a value of the wrong type. `where` is the JSON
+    path of the problem (``$.tests[0].results[0].measurements``; "" for the whole file)."""
+
+    def __init__(self, message: str, *, where: str = "") -> None:
+        super().__init__(message)
+        self.where = where

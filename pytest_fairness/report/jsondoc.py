@@ -159,8 +159,12 @@ def from_json_doc(doc: Mapping[str, Any]) -> Summary:
 
 
 def load_json(path: Path) -> Summary:
-    """Rebuild the `Summary` of a run from a `fairness.json` file."""
-    return from_json_doc(json.loads(Path(path).read_text(encoding="utf-8")))
+    """Rebuild the `Summary` of a run from a `fairness.json` file, read and checked by
+    `validate.read_report` (a file that is not a regular one, too large, not UTF-8 JSON or
+    not laid out as a report raises `ReportFileError` naming the problem)."""
+    from .validate import read_report
+
+    return from_json_doc(read_report(Path(path)))
 
 
 def write_json(summary: Summary, directory: Path, *, created: str) -> Path:

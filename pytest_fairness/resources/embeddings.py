@@ -650,9 +650,11 @@ def _cached_matrix(path: Path, words: Sequence[str], encoder: Encoder) -> F32Arr
 
     Saved through a temporary file renamed into place, under a file lock, so parallel
     processes (pytest-xdist workers) compute it once. A cache that cannot be written is
-    skipped (the matrix is still returned).
+    skipped (the matrix is still returned). A process waiting for another's lock says so
+    on stderr (who holds it, since when) and gives up after `lock_timeout()` seconds
+    (`PYTEST_FAIRNESS_LOCK_TIMEOUT`) with `LockTimeoutError` (`runtime.locks`).
     """
-    from .knowledge import file_lock
+    from ..runtime.locks import deadline_lock
 
     def read() -> F32Array | None:
         try:
@@ -667,7 +669,7 @@ def _cached_matrix(path: Path, words: Sequence[str], encoder: Encoder) -> F32Arr
         return cached
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with file_lock(path.with_suffix(".lock")):
+        with deadline_lock(path.with_suffix(".lock"), what=f"the word-vector matrix {path}"):
             cached = read() if path.is_file() else None
             if cached is not None:
                 return cached

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 from _tiny_models import hf_word_tokenizer
 
-from pytest_fairness.errors import ConfigurationError, ModelOutputError
+from pytest_fairness.errors import ConfigurationError, ModelCallError, ModelOutputError
 from pytest_fairness.models.cache import CacheWarning, cache_file
 from pytest_fairness.models.generation_cache import (
     CachedGenerator,
@@ -213,8 +214,16 @@ def test_answers_received_before_an_error_are_stored(tmp_path: Path) -> None:
     propagates, and the rerun asks only for the rest."""
     gen = Echo(fail_after=2)
     cached = cached_generator(gen, tmp_path)
-    with pytest.raises(ConnectionError, match="server killed"):
+    with pytest.raises(ModelCallError, match="server killed") as raised:
         cached.generate_many(PROMPTS, 1, 4)
+    # named: the generator (by class, never its repr with the key), the user's exception
+    # chained, and what was kept
+    message = str(raised.value)
+    assert "test_generation_cache.Echo" in message
+    assert "ConnectionError" in message
+    assert "2 of the 3 sample(s)" in message
+    assert SENTINEL not in message
+    assert isinstance(raised.value.__cause__, ConnectionError)
     assert cached.stats()["stored"] == 2
     cached.close()
     with sqlite3.connect(cached.path) as db:
@@ -228,8 +237,10 @@ def test_answers_received_before_an_error_are_stored(tmp_path: Path) -> None:
 def test_a_batched_call_that_fails_keeps_the_calls_before_it(tmp_path: Path) -> None:
     gen = Batched(fail_on_call=2)
     with cached_generator(gen, tmp_path) as cached:
-        with pytest.raises(TimeoutError, match="budget spent"):
+        with pytest.raises(ModelCallError, match="budget spent") as raised:
             cached.generate_many(PROMPTS, 3, 1)
+        assert isinstance(raised.value.__cause__, TimeoutError)
+        assert "Batched" in str(raised.value)
         assert cached.stats()["stored"] == 3  # sample 0 of every prompt
     again = Batched()
     with cached_generator(again, tmp_path) as rerun:
@@ -289,7 +300,7 @@ def test_a_failed_call_lets_a_waiting_thread_retry(tmp_path: Path) -> None:
     out: dict[str, Any] = {}
 
     def first() -> None:
-        with pytest.raises(ConnectionError):
+        with pytest.raises(ModelCallError, match="first call dies"):
             cached("p", 1, 0)
 
     def second() -> None:
@@ -546,3 +557,232 @@ def test_a_real_hf_generator_through_the_cache(tmp_path: Path) -> None:
     with cached_generator(gen, tmp_path) as cached:
         assert cached.generate_many(["he is a", "she is a"], 3, 5) == got
         assert cached.stats()["calls"] == 0
+
+
+# ------------------------------------------------- stored as it arrives, shared (issue 26)
+
+
+def _claim(path: Path, key: tuple[str, int, int], owner: str, expires: float,
+           fingerprint: str = "echo-v1") -> None:
+    with sqlite3.connect(path) as db:
+        db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?)",
+                   (json.dumps([fingerprint, key[1], key[2]]), key[0], owner, expires))
+
+
+def test_a_file_written_before_claims_existed_is_read_and_gets_the_table(
+        tmp_path: Path) -> None:
+    """The layout of the issue-18 cache (meta and rows only) is read as it is: its answers
+    are hits, new answers are added, and the claims table is created beside them."""
+    import zlib
+
+    path = cache_file(tmp_path, "generate:echo-v1")
+    data = answer("p", 0).encode()
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.execute("INSERT INTO meta VALUES ('schema', '1')")
+        db.execute("CREATE TABLE rows (config TEXT NOT NULL, text TEXT NOT NULL, kind TEXT "
+                   "NOT NULL, width INTEGER NOT NULL, data BLOB NOT NULL, crc INTEGER NOT "
+                   "NULL, PRIMARY KEY (config, text)) WITHOUT ROWID")
+        db.execute("INSERT INTO rows VALUES (?, 'p', 'text', ?, ?, ?)",
+                   (json.dumps(["echo-v1", 0, 0]), len(data), data, zlib.crc32(data)))
+    gen = Echo()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with cached_generator(gen, tmp_path) as cached:
+            assert cached.generate_many(["p", "q"], 1, 0) == [[answer("p", 0)],
+                                                               [answer("q", 0)]]
+            assert (cached.stats()["hits"], cached.stats()["misses"]) == (1, 1)
+    assert gen.calls == [("q", 1, 0)]
+    with sqlite3.connect(path) as db:
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        assert tables == {"meta", "rows", "claims"}
+        assert db.execute("SELECT COUNT(*) FROM rows").fetchone() == (2,)
+        assert db.execute("SELECT value FROM meta").fetchone() == ("1",)
+
+
+class Concurrent(Batched):
+    """A generator with `concurrency`: checks, at every call, that the answers of the calls
+    before it are already in the file (stored as they arrive), and counts calls in flight."""
+
+    def __init__(self, path: Path, concurrency: int) -> None:
+        super().__init__("concurrent-v1")
+        self.concurrency = concurrency
+        self.path = path
+        self.in_flight = 0
+        self.most = 0
+        self.behind: list[int] = []
+
+    def generate_many(self, prompts: Sequence[str], n: int, seed: int) -> list[list[str]]:
+        with self._lock:
+            self.in_flight += 1
+            self.most = max(self.most, self.in_flight)
+            done = len(self.batches)
+        if self.path.exists():
+            with sqlite3.connect(self.path) as db:
+                stored = db.execute("SELECT COUNT(*) FROM rows").fetchone()[0]
+            self.behind.append(done - stored)
+        threading.Event().wait(0.02)
+        try:
+            return super().generate_many(prompts, n, seed)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+
+def test_a_concurrent_generator_is_asked_one_prompt_per_call_each_stored_as_it_returns(
+        tmp_path: Path) -> None:
+    prompts = [f"p{i}" for i in range(40)]
+    gen = Concurrent(cache_file(tmp_path, "generate:concurrent-v1"), concurrency=4)
+    with cached_generator(gen, tmp_path) as cached:
+        assert cached.generate_many(prompts, 2, 1) == [expected(p, 2, 1) for p in prompts]
+        assert cached.stats()["calls"] == 80
+    assert all(len(batch) == 1 for batch, _, _ in gen.batches)
+    assert gen.most == 4  # the generator's concurrency, no more
+    # when a call starts, at most the calls still in flight are missing from the file
+    assert max(gen.behind) <= 4, gen.behind
+
+
+def test_a_key_claimed_by_a_live_process_is_waited_for_then_taken_over(
+        tmp_path: Path) -> None:
+    """A claim whose owner renews its lease (here: another host's, never expiring) is
+    waited for `wait` seconds, then asked for with a CacheWarning naming the option."""
+    with cached_generator(Echo(), tmp_path) as cached:
+        path = cached.path
+    _claim(path, ("p", 0, 0), "elsewhere:1:abc", time.time() + 1000)
+    gen = Echo()
+    start = time.monotonic()
+    with cached_generator(gen, tmp_path, wait=0.4) as cached:
+        with pytest.warns(CacheWarning, match=r"elsewhere:1:abc.*0\.4 s.*wait="):
+            assert cached("p", 1, 0) == [answer("p", 0)]
+        assert cached.stats()["taken_over"] == 1
+    assert time.monotonic() - start >= 0.4
+    assert gen.calls == [("p", 1, 0)]
+
+
+def test_an_expired_claim_or_a_gone_process_is_taken_over_at_once(tmp_path: Path) -> None:
+    import socket
+
+    with cached_generator(Echo(), tmp_path) as cached:
+        path = cached.path
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    host = socket.gethostname().replace(":", "_")
+    _claim(path, ("a", 0, 0), "elsewhere:1:abc", time.time() - 1)  # lease ran out
+    _claim(path, ("b", 0, 0), f"{host}:{gone.pid}:abc", time.time() + 1000)  # dead
+    gen = Echo()
+    start = time.monotonic()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with cached_generator(gen, tmp_path, wait=60) as cached:
+            assert cached.generate_many(["a", "b"], 1, 0) == [[answer("a", 0)],
+                                                               [answer("b", 0)]]
+            assert cached.stats()["taken_over"] == 2
+    assert time.monotonic() - start < 30
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT COUNT(*) FROM claims").fetchone() == (0,)
+
+
+def test_a_running_call_renews_its_lease_and_the_other_cache_gets_its_answer(
+        tmp_path: Path) -> None:
+    """Two caches on one file (two owners): the second waits for the key the first is
+    generating, beyond the lease (the first renews it), and reads its answer: one call."""
+    started, calls = threading.Event(), []
+
+    def slow(prompt: str, n: int, seed: int) -> list[str]:
+        calls.append(prompt)
+        started.set()
+        threading.Event().wait(2.5)  # over twice the lease: renewed while it runs
+        return [answer(prompt, seed)]
+
+    first = cached_generator(slow, tmp_path, fingerprint="slow", lease=1.0)
+    second = cached_generator(slow, tmp_path, fingerprint="slow", lease=1.0)
+    out: dict[str, Any] = {}
+    thread = threading.Thread(target=lambda: out.setdefault("first", first("p", 1, 0)))
+    thread.start()
+    assert started.wait(timeout=10)
+    assert second("p", 1, 0) == [answer("p", 0)]
+    thread.join(timeout=10)
+    assert out["first"] == [answer("p", 0)]
+    assert calls == ["p"]
+    assert (second.stats()["hits"], second.stats()["misses"]) == (1, 0)
+    first.close()
+    second.close()
+
+
+def test_lease_and_wait_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match="lease"):
+        cached_generator(Echo(), tmp_path, lease=0)
+    with pytest.raises(ConfigurationError, match="wait"):
+        cached_generator(Echo(), tmp_path, wait=float("nan"))
+    with pytest.raises(ConfigurationError, match="wait"):
+        cached_generator(Echo(), tmp_path, wait="long")  # type: ignore[arg-type]
+
+
+class _Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no str")
+
+
+@pytest.mark.parametrize("error", [
+    ValueError("bad \x1b[31mred\x07 \u202e"), KeyError("k"), RuntimeError(""),
+    OSError(5, "input/output error"), ZeroDivisionError("division"), RecursionError("deep"),
+    MemoryError("oom"), _Unprintable(), TimeoutError("x" * 5000),
+], ids=lambda e: type(e).__name__)
+def test_every_exception_of_a_generator_is_named_and_chained(tmp_path: Path,
+                                                              error: Exception) -> None:
+    """Whatever the wrapped generator raises after one answer (its message with control
+    characters, empty, unprintable, huge): a ModelCallError naming the generator, the
+    exception chained, the answer kept, no claim left behind."""
+    calls: list[str] = []
+
+    def flaky(prompt: str, n: int, seed: int) -> list[str]:
+        calls.append(prompt)
+        if len(calls) > 1:
+            raise error
+        return [answer(prompt, seed)]
+
+    with cached_generator(flaky, tmp_path, fingerprint="flaky-v1") as cached:
+        with pytest.raises(ModelCallError) as raised:
+            cached.generate_many(PROMPTS, 1, 0)
+        path = cached.path
+    message = str(raised.value)
+    assert raised.value.__cause__ is error
+    assert "flaky" in message
+    assert type(error).__name__ in message
+    assert "1 of the 3 sample(s)" in message
+    assert not any(c in message for c in "\x1b\x07\u202e")
+    assert len(message) < 1200
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT COUNT(*) FROM rows").fetchone() == (1,)
+        assert db.execute("SELECT COUNT(*) FROM claims").fetchone() == (0,)
+
+
+def test_a_concurrent_generator_that_fails_keeps_what_the_calls_in_flight_answered(
+        tmp_path: Path) -> None:
+    """Concurrency 4: one call fails; the calls already in flight finish and are stored,
+    no new call starts, the error names the generator, the claims are dropped."""
+    gen = Concurrent(cache_file(tmp_path, "generate:concurrent-v1"), concurrency=4)
+    original = gen.generate_many
+
+    def failing(prompts: Sequence[str], n: int, seed: int) -> list[list[str]]:
+        if prompts[0] == "p10":
+            raise ConnectionResetError("peer reset")
+        return original(prompts, n, seed)
+
+    gen.generate_many = failing  # type: ignore[method-assign]
+    prompts = [f"p{i}" for i in range(40)]
+    with cached_generator(gen, tmp_path) as cached:
+        with pytest.raises(ModelCallError, match=r"Concurrent.*ConnectionResetError") as raised:
+            cached.generate_many(prompts, 1, 0)
+        stored = cached.stats()["stored"]
+        calls = cached.stats()["calls"]
+    assert isinstance(raised.value.__cause__, ConnectionResetError)
+    assert stored == len(gen.batches)  # every answer received is in the file
+    assert calls <= 11 + 4  # p0..p10, and at most the calls already in flight
+    with sqlite3.connect(cache_file(tmp_path, "generate:concurrent-v1")) as db:
+        assert db.execute("SELECT COUNT(*) FROM claims").fetchone() == (0,)
+    again = Batched("concurrent-v1")
+    with cached_generator(again, tmp_path) as rerun:
+        assert rerun.generate_many(prompts, 1, 0) == [expected(p, 1, 0) for p in prompts]
+    assert sum(len(b) for b, _, _ in again.batches) == 40 - stored
