@@ -71,6 +71,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from ..errors import ConfigurationError
+from ..runtime.locks import deadline_lock
 from ..runtime.optional import install_hint, require
 
 __all__ = [
@@ -680,7 +681,8 @@ def _ensure_database(data: bytes, *, source: str, cache: str | os.PathLike[str] 
     if _is_built(target):
         return target
     try:
-        with file_lock(target.with_suffix(".lock")):
+        with deadline_lock(target.with_suffix(".lock"),
+                           what=f"the knowledge graph database {target}"):
             if not _is_built(target):  # another process may have built it while we waited
                 _build(data, target, source=source)
     except OSError as exc:
@@ -701,35 +703,6 @@ def _conceptnet_lite_version() -> str:
         return metadata.version("conceptnet-lite")
     except metadata.PackageNotFoundError:
         return "unknown"
-
-
-@contextlib.contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """An exclusive lock between processes on `path` (created if missing)."""
-    with path.open("a+b") as handle:
-        if sys.platform == "win32":
-            import msvcrt
-
-            handle.seek(0)
-            while True:
-                try:
-                    msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
-                    break
-                except OSError:  # LK_LOCK gives up after 10 s; keep waiting
-                    continue
-            try:
-                yield
-            finally:
-                handle.seek(0)
-                msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
-        else:
-            import fcntl
-
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def _edge_count(text: bytes, source: str) -> int:

@@ -329,12 +329,12 @@ def _load_verdicts(key: str) -> None:
 def _save_verdicts(key: str) -> None:
     """Merge this process's verdicts into the file, atomically; a cache that cannot be
     written only costs time."""
-    from .knowledge import file_lock
+    from ..runtime.locks import deadline_lock
 
     path = _verdict_file(key)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with file_lock(path.with_suffix(".lock")):
+        with deadline_lock(path.with_suffix(".lock"), what=f"the name verdicts {path}"):
             merged = _read_verdicts(path)
             merged.update({name: keep for (k, name), keep in _VERDICTS.items() if k == key})
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")

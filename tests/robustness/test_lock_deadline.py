@@ -136,3 +136,57 @@ def test_a_lock_without_holder_information_is_named_as_another_process(
     assert "a test resource" in lines[-1]
     with deadline_lock(lock, what="a test resource", timeout=0.5):  # free again
         pass
+
+
+LOCK_HOLDER = r"""
+import sys, time
+from pytest_fairness.runtime.locks import deadline_lock
+
+with deadline_lock(sys.argv[1], what="a test's stand-in"):
+    print("holding", flush=True)
+    time.sleep(120)
+"""
+
+
+def _hold(lock: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(lock)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "holding", proc.communicate()[1]
+    return proc
+
+
+def test_the_knowledge_graph_build_waits_with_a_deadline(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The knowledge-graph database and the name verdicts take the same deadline lock as
+    the word-vector matrix: a build that another process holds gives up, naming it."""
+    from pytest_fairness.resources import knowledge
+
+    edges = tmp_path / "edges.tsv"
+    edges.write_text("/a/[/r/IsA/,/c/en/nurse/,/c/en/person/]\t/r/IsA\t/c/en/nurse\t"
+                     "/c/en/person\t{\"weight\": 2.0}\n", encoding="utf-8")
+    built = knowledge.build_database(edges, cache=tmp_path / "first")
+    lock = tmp_path / "second" / "knowledge" / built.with_suffix(".lock").name
+    lock.parent.mkdir(parents=True)
+    proc = _hold(lock)
+    try:
+        monkeypatch.setenv(LOCK_TIMEOUT_ENV, "1")
+        with time_limit(20), pytest.raises(LockTimeoutError) as raised:
+            knowledge.build_database(edges, cache=tmp_path / "second")
+        assert "knowledge graph database" in str(raised.value)
+        assert f"process {proc.pid}" in str(raised.value)
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+
+
+def test_every_lock_between_processes_has_a_deadline() -> None:
+    """No module but runtime/locks.py takes a lock between processes itself (a bare
+    flock waits for ever): they all go through `deadline_lock`."""
+    package = ROOT / "pytest_fairness"
+    bare = [str(path.relative_to(ROOT)) for path in package.rglob("*.py")
+            if path.name != "locks.py"
+            and re.search(r"\bfcntl\.flock\(|\bmsvcrt\.locking\(", path.read_text("utf-8"))]
+    assert bare == []
