@@ -29,30 +29,30 @@ model types are recognised by duck typing and by the module their class lives in
 
 from __future__ import annotations
 
-from .adapt import as_model
-from .base import SKIPPED_LABEL, SUM_TOLERANCE, Kind, ModelAdapter, Output
-from .cache import DEFAULT_CACHE_SIZE
-from .callables import CallableModel
-from .families import (
+from .classifiers.adapt import as_model
+from .classifiers.base import SKIPPED_LABEL, SUM_TOLERANCE, Kind, ModelAdapter, Output
+from .classifiers.cache import DEFAULT_CACHE_SIZE
+from .classifiers.callables import CallableModel
+from .classifiers.families import (
     MODEL_FAMILIES,
     accepted_models,
     family_of,
     model_families,
     register_model_family,
 )
-from .family import COMMON_OPTIONS, FAMILY_OPTIONS, ModelFamily, ModelOptions
-from .generator_families import (
+from .classifiers.family import COMMON_OPTIONS, FAMILY_OPTIONS, ModelFamily, ModelOptions
+from .classifiers.hf import PipelineModel, TransformersModel
+from .classifiers.remote import LengthPolicy, RemoteModel
+from .classifiers.scikit import SklearnModel
+from .classifiers.torchnn import TorchModel
+from .generators.families import (
     GENERATOR_FAMILIES,
     GeneratorFamily,
     as_generator,
     generator_families,
     register_generator_family,
 )
-from .hf import PipelineModel, TransformersModel
-from .remote import LengthPolicy, RemoteModel
-from .scikit import SklearnModel
-from .torchnn import TorchModel
-from .whitebox import WhiteBoxModel
+from .whitebox.base import WhiteBoxModel
 
 __all__ = [
     "COMMON_OPTIONS",

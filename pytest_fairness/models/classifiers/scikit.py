@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigurationError
+from ...errors import ConfigurationError
+from ..batching import Batching
 from .base import ModelAdapter, Row
-from .batching import Batching
 
 __all__ = ["SklearnModel"]
 

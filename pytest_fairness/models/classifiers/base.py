@@ -22,19 +22,29 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from ..errors import (
+from ...errors import (
     ConfigurationError,
     FairnessError,
     ModelCallError,
     ModelOutputError,
     NothingJudgedError,
 )
-from ..runtime.printable import printable
-from ..runtime.progress import progress
-from ..runtime.stack import on_fresh_stack
-from ..types import FloatArray, ModelStats
-from ..validation import check_texts
-from .batching import DEFAULT_BATCH_SIZE, MAX_BATCH, AdaptiveBatches, Batching
+from ...runtime.printable import printable
+from ...runtime.progress import progress
+from ...runtime.stack import on_fresh_stack
+from ...types import FloatArray, ModelStats
+from ...validation import check_texts
+from ..batching import DEFAULT_BATCH_SIZE, MAX_BATCH, AdaptiveBatches, Batching
+from ..checks import (
+    check_batch_size,
+    check_cache_dir,
+    check_cache_size,
+    check_labels,
+    check_score_range,
+    check_target,
+    check_threshold,
+)
+from ..defaults import run_settings, session_cache
 from .cache import (
     DiskCache,
     Entry,
@@ -45,16 +55,6 @@ from .cache import (
     open_disk_cache,
     stable_config,
 )
-from .checks import (
-    check_batch_size,
-    check_cache_dir,
-    check_cache_size,
-    check_labels,
-    check_score_range,
-    check_target,
-    check_threshold,
-)
-from .defaults import run_settings, session_cache
 from .outputs import as_array, numeric, short, show_row, sigmoid, softmax
 from .thresholds import unit_threshold
 

@@ -58,17 +58,17 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import ConfigurationError, FairnessError, ModelCallError, ModelOutputError
-from ..types import FloatArray
-from ..validation import check_bool, check_int, check_number, check_text
-from .adapt import as_model
-from .base import SKIPPED_LABEL, Batch, ModelAdapter, Row
-from .batching import Batching
-from .cache import Ident
-from .checks import DEFAULT_BACKOFF, DEFAULT_RETRIES
-from .family import ModelOptions
+from ...errors import ConfigurationError, FairnessError, ModelCallError, ModelOutputError
+from ...types import FloatArray
+from ...validation import check_bool, check_int, check_number, check_text
+from ..batching import Batching
+from ..checks import DEFAULT_BACKOFF, DEFAULT_RETRIES
+from ..classifiers.adapt import as_model
+from ..classifiers.base import SKIPPED_LABEL, Batch, ModelAdapter, Row
+from ..classifiers.cache import Ident
+from ..classifiers.family import ModelOptions
+from ..generators.families import as_generator
 from .generation_cache import cached_generator
-from .generator_families import as_generator
 from .local_server import LocalServer
 from .openai_api import DEFAULT_KEY_ENV, KeyEnv, OpenAIGenerator
 

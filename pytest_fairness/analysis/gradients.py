@@ -25,11 +25,11 @@ import numpy as np
 
 from ..errors import ConfigurationError, ModelOutputError
 from ..metrics.sensitivity import VARIANTS, SensitivityResult, TextSensitivity, Variant
+from ..models.whitebox.base import WhiteBoxModel, as_white_box, batch_size_or_run, nonempty_texts
+from ..models.whitebox.protected import ProtectedStatusModel
 from ..runtime.stack import on_fresh_stack
 from ..types import TextModel
 from ..validation import check_bool
-from .protected import ProtectedStatusModel
-from .whitebox import WhiteBoxModel, as_white_box, batch_size_or_run, nonempty_texts
 
 if TYPE_CHECKING:
     import torch

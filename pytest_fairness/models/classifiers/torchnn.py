@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigurationError
-from ..validation import check_texts
+from ...errors import ConfigurationError
+from ...validation import check_texts
 from .base import ModelAdapter, Output, Row
 
 if TYPE_CHECKING:

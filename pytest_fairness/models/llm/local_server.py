@@ -54,11 +54,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from ..errors import ConfigurationError, ModelCallError
-from ..runtime.optional import require
-from ..runtime.printable import printable
-from ..runtime.secrets import Environment, looks_secret, scrub, secret_values
-from ..validation import check_number, check_text
+from ...errors import ConfigurationError, ModelCallError
+from ...runtime.optional import require
+from ...runtime.printable import printable
+from ...runtime.secrets import Environment, looks_secret, scrub, secret_values
+from ...validation import check_number, check_text
 
 __all__ = ["LocalServer", "ServerStartError", "free_port", "local_server", "stop_process"]
 

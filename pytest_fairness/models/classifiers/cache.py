@@ -42,10 +42,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..errors import ConfigurationError
-from ..settings import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE
-from ..types import FloatArray
-from ..validation import check_int
+from ...errors import ConfigurationError
+from ...settings import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE
+from ...types import FloatArray
+from ...validation import check_int
 
 Kind = Literal["proba", "score"]
 Row = tuple[Kind, FloatArray]

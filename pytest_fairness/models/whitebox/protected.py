@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import ConfigurationError
-from ..types import FloatArray, ModelStats
-from .defaults import run_settings
-from .whitebox import WhiteBoxModel, as_white_box, batch_size_or_run, nonempty_texts
+from ...errors import ConfigurationError
+from ...types import FloatArray, ModelStats
+from ..defaults import run_settings
+from .base import WhiteBoxModel, as_white_box, batch_size_or_run, nonempty_texts
 
 if TYPE_CHECKING:
     import torch

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelOutputError
-from ..types import FloatArray
+from ...errors import ModelOutputError
+from ...types import FloatArray
 
 __all__ = ["as_array", "numeric", "short", "show_row", "sigmoid", "softmax"]
 

@@ -6,9 +6,9 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ModelOutputError
+from ...errors import ModelOutputError
+from ..batching import Batching
 from .base import ModelAdapter, Output, Row
-from .batching import Batching
 from .outputs import short
 
 __all__ = ["CallableModel"]

@@ -28,12 +28,12 @@ import weakref
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, cast
 
-from ..errors import ConfigurationError
-from ..registry import ENTRY_POINT_GROUPS, Registry, Signature, named_instance
-from .generators import TextGenerator, hf_generator
-from .hf import is_pipeline, is_transformers_model
-from .local_server import LocalServer
-from .openai_api import OpenAIGenerator, openai_generator
+from ...errors import ConfigurationError
+from ...registry import ENTRY_POINT_GROUPS, Registry, Signature, named_instance
+from ..classifiers.hf import is_pipeline, is_transformers_model
+from ..llm.local_server import LocalServer
+from ..llm.openai_api import OpenAIGenerator, openai_generator
+from .base import TextGenerator, hf_generator
 
 __all__ = [
     "BUILTIN_GENERATOR_FAMILIES",

@@ -30,15 +30,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import ConfigurationError, FairnessError
-from ..runtime.optional import require
-from ..runtime.printable import printable
-from ..types import FloatArray
-from ..validation import check_int
+from ...errors import ConfigurationError, FairnessError
+from ...runtime.optional import require
+from ...runtime.printable import printable
+from ...types import FloatArray
+from ...validation import check_int
+from ..batching import Batching
+from ..defaults import run_settings
 from .base import Batch, ModelAdapter, Row, _slice
-from .batching import Batching
 from .cache import Ident
-from .defaults import run_settings
 
 __all__ = ["RESTARTS", "RayError", "RayModel", "RayWorkerWarning", "ray_model",
            "terminal_safe"]

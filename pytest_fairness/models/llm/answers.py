@@ -35,11 +35,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigurationError, MissingDependencyError, ModelOutputError
-from ..types import FloatArray, TextModel
-from ..validation import check_int, check_number, check_text, check_texts
-from .generator_families import as_generator
-from .generators import TextGenerator, sample_continuations
+from ...errors import ConfigurationError, MissingDependencyError, ModelOutputError
+from ...types import FloatArray, TextModel
+from ...validation import check_int, check_number, check_text, check_texts
+from ..generators.base import TextGenerator, sample_continuations
+from ..generators.families import as_generator
 
 __all__ = [
     "REFUSAL_PHRASES",
@@ -155,7 +155,7 @@ def refusal_detector(
     read its limits). `model=` uses any refusal classifier instead (anything `as_model`
     accepts; its `score` is the refusal probability, its target class "refusal").
     """
-    from .adapt import as_model
+    from ..classifiers.adapt import as_model
 
     if model is not None:
         if phrases is not None:
@@ -232,8 +232,8 @@ class _MiniLM:
         import importlib.util
         from pathlib import Path
 
-        from ..resources.embeddings import MINILM_INSTALL, MINILM_PACKAGE
-        from ..runtime.optional import require
+        from ...resources.embeddings import MINILM_INSTALL, MINILM_PACKAGE
+        from ...runtime.optional import require
 
         with self._lock:
             if self._model is not None:

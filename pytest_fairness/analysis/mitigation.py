@@ -34,13 +34,13 @@ from ..metrics.smoothing import (
     smoothed_output,
 )
 from ..metrics.smoothing import mitigation_curve as _curve
+from ..models.classifiers.scoring import coerce_model, score_texts
+from ..models.classifiers.thresholds import decision_threshold, model_score_range, output_kind
+from ..models.defaults import run_settings
 from ..perturb.coerce import ResolvedPerturber, resolve_perturber
 from ..perturb.name_swap import check_names
 from ..types import FloatArray, ModelStats, Perturbation, TextModel
 from ..validation import check_bool, check_number, check_text, check_texts
-from .defaults import run_settings
-from .scoring import coerce_model, score_texts
-from .thresholds import decision_threshold, model_score_range, output_kind
 
 __all__ = [
     "AveragedModel",

@@ -15,9 +15,9 @@ A model with class probabilities is labelled by argmax unless a threshold is pas
 
 from __future__ import annotations
 
-from ..errors import ConfigurationError
-from ..types import TextModel
-from ..validation import check_number
+from ...errors import ConfigurationError
+from ...types import TextModel
+from ...validation import check_number
 
 __all__ = [
     "DEFAULT_THRESHOLD",

@@ -12,10 +12,10 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..errors import ConfigurationError
-from ..types import TextModel
+from ...errors import ConfigurationError
+from ...types import TextModel
+from ..checks import check_cache_dir, check_labels
 from .base import Output
-from .checks import check_cache_dir, check_labels
 from .families import MODEL_FAMILIES, check_accepted, family_of
 from .family import ModelOptions, describe
 from .remote import LengthPolicy

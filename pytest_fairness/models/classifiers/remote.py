@@ -10,11 +10,9 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, ClassVar, Literal
 
-from ..errors import FairnessError
-from .base import Batch, Row
-from .batching import Batching
-from .callables import CallableModel
-from .checks import (
+from ...errors import FairnessError
+from ..batching import Batching
+from ..checks import (
     DEFAULT_BACKOFF,
     DEFAULT_CONCURRENCY,
     DEFAULT_RETRIES,
@@ -23,6 +21,8 @@ from .checks import (
     call_length,
     check_remote_options,
 )
+from .base import Batch, Row
+from .callables import CallableModel
 
 __all__ = ["LengthPolicy", "RemoteModel", "check_remote_options"]
 

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import ModelOutputError
-from ..validation import check_texts
+from ...errors import ModelOutputError
+from ...validation import check_texts
 from .base import ModelAdapter, Row
 from .outputs import short
 from .torchnn import device_of, eval_mode, torch_proba

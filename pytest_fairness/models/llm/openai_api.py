@@ -54,19 +54,19 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from ..errors import ConfigurationError, ModelCallError, ModelOutputError
-from ..runtime.optional import require
-from ..runtime.printable import printable, unsafe
-from ..runtime.secrets import Secret
-from ..validation import check_bool, check_int, check_number, check_text
-from .checks import (
+from ...errors import ConfigurationError, ModelCallError, ModelOutputError
+from ...runtime.optional import require
+from ...runtime.printable import printable, unsafe
+from ...runtime.secrets import Secret
+from ...validation import check_bool, check_int, check_number, check_text
+from ..checks import (
     DEFAULT_BACKOFF,
     DEFAULT_RETRIES,
     DEFAULT_RETRY_TIME,
     MAX_BACKOFF,
     check_remote_options,
 )
-from .checks import check_stop as _check_stop
+from ..checks import check_stop as _check_stop
 from .local_server import LocalServer
 
 if TYPE_CHECKING:

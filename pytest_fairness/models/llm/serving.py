@@ -40,11 +40,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..errors import MissingDependencyError
-from ..resources.fluency import SMOLLM2_FILE as GGUF_NAME
-from ..resources.fluency import smollm2_path
-from ..runtime.optional import install_hint
-from ..runtime.secrets import Environment
+from ...errors import MissingDependencyError
+from ...resources.fluency import SMOLLM2_FILE as GGUF_NAME
+from ...resources.fluency import smollm2_path
+from ...runtime.optional import install_hint
+from ...runtime.secrets import Environment
 from .local_server import LocalServer
 
 __all__ = ["MODEL_NAME", "SERVING_INSTALL", "main", "missing_serving_modules", "model_folder",

@@ -17,12 +17,10 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
-from ..errors import ConfigurationError
-from ..types import TextModel
-from ..validation import check_bool
-from .base import Output
-from .cache import check_fingerprint
-from .checks import (
+from ...errors import ConfigurationError
+from ...types import TextModel
+from ...validation import check_bool
+from ..checks import (
     check_batch_size,
     check_cache_dir,
     check_cache_size,
@@ -33,6 +31,8 @@ from .checks import (
     check_target,
     check_threshold,
 )
+from .base import Output
+from .cache import check_fingerprint
 from .remote import LengthPolicy
 
 __all__ = [

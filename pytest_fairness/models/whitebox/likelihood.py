@@ -58,13 +58,13 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import ConfigurationError, ModelOutputError
-from ..resources.fluency import causal_log_likelihoods, load_smollm2, special_token_id
-from ..runtime.progress import Advance, progress
-from ..runtime.threads import torch_threads
-from ..types import FloatArray
-from ..validation import check_bool, check_int, check_text, check_texts
-from .torchnn import device_of, eval_mode
+from ...errors import ConfigurationError, ModelOutputError
+from ...resources.fluency import causal_log_likelihoods, load_smollm2, special_token_id
+from ...runtime.progress import Advance, progress
+from ...runtime.threads import torch_threads
+from ...types import FloatArray
+from ...validation import check_bool, check_int, check_text, check_texts
+from ..classifiers.torchnn import device_of, eval_mode
 
 __all__ = [
     "DEFAULT_LM_BATCH_SIZE",
@@ -204,7 +204,7 @@ class _Scorer:
     def _size(self) -> int:
         if self.batch_size is not None:
             return self.batch_size
-        from .defaults import run_settings
+        from ..defaults import run_settings
 
         return run_settings().batch_size or DEFAULT_LM_BATCH_SIZE
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from ..errors import ConfigurationError
-from ..types import TextModel
-from ..validation import check_int, check_texts
-from .adapt import as_model
-from .batching import DEFAULT_BATCH_SIZE
-from .defaults import run_settings
+from ...errors import ConfigurationError
+from ...types import TextModel
+from ...validation import check_int, check_texts
+from ..batching import DEFAULT_BATCH_SIZE
+from ..classifiers.adapt import as_model
+from ..defaults import run_settings
 
 if TYPE_CHECKING:
     import torch

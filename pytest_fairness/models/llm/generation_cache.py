@@ -79,11 +79,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigurationError, FairnessError, ModelCallError, ModelOutputError
-from ..runtime.printable import printable
-from ..validation import check_int, check_number
-from .cache import CacheWarning, DiskCache, _storable, cache_file, check_fingerprint
-from .generators import generator_concurrency
+from ...errors import ConfigurationError, FairnessError, ModelCallError, ModelOutputError
+from ...runtime.printable import printable
+from ...validation import check_int, check_number
+from ..classifiers.cache import CacheWarning, DiskCache, _storable, cache_file, check_fingerprint
+from ..generators.base import generator_concurrency
 
 __all__ = ["AnswerStore", "CachedGenerator", "cached_generator", "sample_seed"]
 

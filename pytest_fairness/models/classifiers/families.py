@@ -17,13 +17,13 @@ import time
 from collections.abc import Callable, Hashable
 from typing import Any, cast
 
-from ..errors import ConfigurationError
-from ..registry import ENTRY_POINT_GROUPS, Registry, Signature, named_instance
-from ..types import TextModel
+from ...errors import ConfigurationError
+from ...registry import ENTRY_POINT_GROUPS, Registry, Signature, named_instance
+from ...types import TextModel
+from ..checks import DEFAULT_BACKOFF, DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_RETRY_TIME
+from ..defaults import run_settings
 from .cache import Ident
 from .callables import CallableModel
-from .checks import DEFAULT_BACKOFF, DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_RETRY_TIME
-from .defaults import run_settings
 from .family import FAMILY_OPTIONS, ModelFamily, ModelOptions, describe, not_accepted
 from .hf import PipelineModel, TransformersModel, is_pipeline, is_transformers_model
 from .remote import LengthPolicy, RemoteModel

@@ -33,16 +33,16 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from ..errors import ConfigurationError, ModelCallError, ModelOutputError
-from ..metrics.validation import check_positive_int
-from ..runtime.progress import Advance, progress
-from ..runtime.stack import on_fresh_stack
-from ..runtime.threads import torch_threads
-from ..validation import check_bool, check_int, check_number, check_text
-from .batching import DEFAULT_BATCH_SIZE
-from .checks import check_stop
-from .defaults import run_settings
-from .torchnn import device_of, eval_mode
+from ...errors import ConfigurationError, ModelCallError, ModelOutputError
+from ...metrics.validation import check_positive_int
+from ...runtime.progress import Advance, progress
+from ...runtime.stack import on_fresh_stack
+from ...runtime.threads import torch_threads
+from ...validation import check_bool, check_int, check_number, check_text
+from ..batching import DEFAULT_BATCH_SIZE
+from ..checks import check_stop
+from ..classifiers.torchnn import device_of, eval_mode
+from ..defaults import run_settings
 
 if TYPE_CHECKING:
     import torch
