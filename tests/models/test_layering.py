@@ -41,23 +41,30 @@ def test_metrics_never_imports_models_context_runtime_or_torch() -> None:
                 )
 
 
+def _depth(path: pathlib.Path) -> int:
+    """How many dots a relative import from `path` needs to reach the package root."""
+    return len(path.relative_to(PACKAGE).parts)
+
+
 def test_models_read_the_context_only_through_defaults() -> None:
     readers = set()
-    for path in sorted((PACKAGE / "models").glob("*.py")):
+    for path in sorted((PACKAGE / "models").rglob("*.py")):
         for level, module in _imports(path):
-            if (level, module.split(".")[0]) == (2, "context") or module.endswith(
+            if (level, module.split(".")[0]) == (_depth(path), "context") or module.endswith(
                 "pytest_fairness.context"
             ):
-                readers.add(path.name)
+                readers.add(path.relative_to(PACKAGE / "models").as_posix())
     assert readers == {"defaults.py"}
 
 
 def test_importing_every_models_module_loads_no_heavy_library() -> None:
     modules = sorted(
-        f"pytest_fairness.models.{p.stem}"
-        for p in (PACKAGE / "models").glob("*.py")
+        ".".join(("pytest_fairness", *p.relative_to(PACKAGE).with_suffix("").parts))
+        for folder in ("models", "analysis")
+        for p in (PACKAGE / folder).rglob("*.py")
         if p.stem != "__init__"
     )
+    assert "pytest_fairness.models.llm.openai_api" in modules
     code = (
         "import importlib, json, sys\n"
         f"for name in {[*modules, 'pytest_fairness.checks.generation']!r}:\n"
@@ -66,3 +73,21 @@ def test_importing_every_models_module_loads_no_heavy_library() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []
+
+
+def test_the_documented_module_paths_still_import() -> None:
+    """The paths the README and the examples name keep working after models/ was split:
+    the serving recipe (``python -m pytest_fairness.models.serving``), the batch-size
+    policies and `hf_generator` from `models.generators`."""
+    from pytest_fairness.models import batching, serving
+    from pytest_fairness.models.generators import hf_generator
+    from pytest_fairness.models.generators.base import hf_generator as moved
+    from pytest_fairness.models.llm import serving as recipe
+
+    assert serving.smollm2_server is recipe.smollm2_server
+    assert serving.main is recipe.main
+    assert hf_generator is moved
+    assert batching.DEFAULT_BATCH_SIZE > 0
+    out = subprocess.run([sys.executable, "-m", "pytest_fairness.models.serving", "--help"],
+                         capture_output=True, text=True, check=True)
+    assert "--model-dir" in out.stdout
