@@ -18,10 +18,11 @@ from collections.abc import Callable, Hashable
 from typing import Any, cast
 
 from ...errors import ConfigurationError
-from ...registry import ENTRY_POINT_GROUPS, Registry, Signature, named_instance
+from ...registry import Signature
 from ...types import TextModel
 from ..checks import DEFAULT_BACKOFF, DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_RETRY_TIME
 from ..defaults import run_settings
+from ..family_registry import FamilyRegistry
 from .cache import Ident
 from .callables import CallableModel
 from .family import FAMILY_OPTIONS, ModelFamily, ModelOptions, describe, not_accepted
@@ -256,33 +257,27 @@ BUILTIN_FAMILIES: tuple[ModelFamily, ...] = (
 # --------------------------------------------------------------------------- the registry
 
 
-def _coerce(name: str, entry: object) -> ModelFamily:
-    """A `ModelFamily` instance from what `register` or an entry point hands over."""
-    family = cast(ModelFamily, named_instance(
-        ModelFamily, name, entry, what="model adapter family",
-        needs="detect(obj) and build(obj, options)"))
+def _check_options(name: str, family: ModelFamily) -> None:
+    """A family may accept only `as_model`'s family options."""
     unknown = sorted(set(family.options) - set(FAMILY_OPTIONS))
     if unknown:
         raise ConfigurationError(
             f"the model adapter family {name!r} accepts unknown option(s) {unknown}; "
             f"as_model's family options are {', '.join(FAMILY_OPTIONS)}"
         )
-    return family
 
 
-def _register_builtins(registry: Registry[ModelFamily]) -> None:
-    for family in BUILTIN_FAMILIES:
-        registry.register(family.name, family, origin="builtin")
-
-
-MODEL_FAMILIES: Registry[ModelFamily] = Registry(
+MODEL_FAMILIES: FamilyRegistry[ModelFamily] = FamilyRegistry(
     "model adapter family",
-    ENTRY_POINT_GROUPS["model adapter family"],
-    coerce=_coerce,
-    builtins=_register_builtins,
+    base=ModelFamily,
+    shown="pytest_fairness.models.ModelFamily",
+    needs="detect(obj) and build(obj, options)",
+    builtin=BUILTIN_FAMILIES,
+    build=Signature(2, shown="build(self, obj, options) -> TextModel"),
     hint="pytest_fairness.models.register_model_family(MyFamily())",
-    protocol={"detect": Signature(1, shown="detect(self, obj) -> bool"),
-              "build": Signature(2, shown="build(self, obj, options) -> TextModel")},
+    accepts="pytest_fairness.as_model",
+    last=("  - anything that already implements pytest_fairness.TextModel.",),
+    check=_check_options,
 )
 
 
@@ -296,28 +291,20 @@ def register_model_family(
     `model_families`), raises `ConfigurationError` unless `replace=True`, so a family never
     shadows another silently.
     """
-    return MODEL_FAMILIES.register(getattr(family, "name", None), family,  # type: ignore[arg-type]
-                                   replace=replace)
+    return MODEL_FAMILIES.add(family, replace=replace)
 
 
 def model_families() -> tuple[ModelFamily, ...]:
     """Every registered family in the order `as_model` tries them: the ones registered by
     users and entry points first (in registration order), then the built-in ones."""
-    return MODEL_FAMILIES.added_first()
+    return MODEL_FAMILIES.tried()
 
 
 def family_of(obj: object, name: str | None = None) -> ModelFamily:
     """The first family (in `model_families` order) whose `detect` recognises `obj`;
     `ConfigurationError` listing what `as_model` accepts when none does."""
-    families = model_families()
-    for family in families:
-        with MODEL_FAMILIES.guard(family, "detect"):
-            found = family.detect(obj)
-        if found:
-            return family
-    raise ConfigurationError(
-        f"cannot use {name or describe(obj)} as a model.\n{accepted_models(families)}"
-    )
+    return MODEL_FAMILIES.first(obj, lambda families: (
+        f"cannot use {name or describe(obj)} as a model.\n{accepted_models(families)}"))
 
 
 def check_accepted(family: ModelFamily, options: ModelOptions) -> None:
@@ -332,8 +319,4 @@ def check_accepted(family: ModelFamily, options: ModelOptions) -> None:
 
 def accepted_models(families: tuple[ModelFamily, ...] | None = None) -> str:
     """What `as_model` accepts, one line per family (for the "cannot use" message)."""
-    lines = ["pytest_fairness.as_model accepts:"]
-    for family in model_families() if families is None else families:
-        lines.append(f"  - {family.description or family.noun or family.name}")
-    lines.append("  - anything that already implements pytest_fairness.TextModel.")
-    return "\n".join(lines)
+    return MODEL_FAMILIES.accepted(families)

@@ -29,8 +29,9 @@ from abc import ABC, abstractmethod
 from typing import Any, ClassVar, cast
 
 from ...errors import ConfigurationError
-from ...registry import ENTRY_POINT_GROUPS, Registry, Signature, named_instance
+from ...registry import Signature
 from ..classifiers.hf import is_pipeline, is_transformers_model
+from ..family_registry import FamilyRegistry
 from ..llm.local_server import LocalServer
 from ..llm.openai_api import OpenAIGenerator, openai_generator
 from .base import TextGenerator, hf_generator
@@ -192,25 +193,15 @@ BUILTIN_GENERATOR_FAMILIES: tuple[GeneratorFamily, ...] = (
 # --------------------------------------------------------------------------- the registry
 
 
-def _coerce(name: str, entry: object) -> GeneratorFamily:
-    """A `GeneratorFamily` instance from what `register` or an entry point hands over."""
-    return cast(GeneratorFamily, named_instance(
-        GeneratorFamily, name, entry, what="generator family", needs="detect(obj) and build(obj)"))
-
-
-def _register_builtins(registry: Registry[GeneratorFamily]) -> None:
-    for family in BUILTIN_GENERATOR_FAMILIES:
-        registry.register(family.name, family, origin="builtin")
-
-
-GENERATOR_FAMILIES: Registry[GeneratorFamily] = Registry(
+GENERATOR_FAMILIES: FamilyRegistry[GeneratorFamily] = FamilyRegistry(
     "generator family",
-    ENTRY_POINT_GROUPS["generator family"],
-    coerce=_coerce,
-    builtins=_register_builtins,
+    base=GeneratorFamily,
+    shown="pytest_fairness.models.GeneratorFamily",
+    needs="detect(obj) and build(obj)",
+    builtin=BUILTIN_GENERATOR_FAMILIES,
+    build=Signature(1, shown="build(self, obj) -> TextGenerator"),
     hint="pytest_fairness.register_generator_family(MyFamily())",
-    protocol={"detect": Signature(1, shown="detect(self, obj) -> bool"),
-              "build": Signature(1, shown="build(self, obj) -> TextGenerator")},
+    accepts="pytest_fairness.as_generator",
 )
 
 
@@ -225,39 +216,32 @@ def register_generator_family(
     "local-server", "callable"; see `generator_families`), raises `ConfigurationError`
     unless `replace=True`, so a family never shadows another silently.
     """
-    return GENERATOR_FAMILIES.register(getattr(family, "name", None),  # type: ignore[arg-type]
-                                       family, replace=replace)
+    return GENERATOR_FAMILIES.add(family, replace=replace)
 
 
 def generator_families() -> tuple[GeneratorFamily, ...]:
     """Every registered generator family in the order `as_generator` tries them: the ones
     registered by users and entry points first (in registration order), then the built-in
     ones."""
-    return GENERATOR_FAMILIES.added_first()
+    return GENERATOR_FAMILIES.tried()
 
 
 def accepted_generators(families: tuple[GeneratorFamily, ...] | None = None) -> str:
     """What `as_generator` accepts, one line per family (for the "cannot use" message)."""
-    lines = ["pytest_fairness.as_generator accepts:"]
-    for family in generator_families() if families is None else families:
-        lines.append(f"  - {family.description or family.noun or family.name}")
-    return "\n".join(lines)
+    return GENERATOR_FAMILIES.accepted(families)
 
 
 def generator_family_of(obj: object, caller: str | None = None) -> GeneratorFamily:
     """The first family (in `generator_families` order) whose `detect` recognises `obj`;
     `ConfigurationError` listing what `as_generator` accepts when none does (`caller`
     names the function that needed a generator)."""
-    families = generator_families()
-    for family in families:
-        with GENERATOR_FAMILIES.guard(family, "detect"):
-            found = family.detect(obj)
-        if found:
-            return family
-    wanted = f"a text generator (a TextGenerator: {PROTOCOL})"
-    first = (f"{caller} needs {wanted}, got {_describe(obj)}" if caller
-             else f"cannot use {_describe(obj)} as {wanted}")
-    raise ConfigurationError(f"{first}.\n{accepted_generators(families)}")
+    def refused(families: tuple[GeneratorFamily, ...]) -> str:
+        wanted = f"a text generator (a TextGenerator: {PROTOCOL})"
+        first = (f"{caller} needs {wanted}, got {_describe(obj)}" if caller
+                 else f"cannot use {_describe(obj)} as {wanted}")
+        return f"{first}.\n{accepted_generators(families)}"
+
+    return GENERATOR_FAMILIES.first(obj, refused)
 
 
 def as_generator(obj: object, *, caller: str | None = None) -> TextGenerator:
