@@ -58,6 +58,7 @@ from ...errors import ConfigurationError, ModelCallError, ModelOutputError
 from ...runtime.optional import require
 from ...runtime.printable import printable, unsafe
 from ...runtime.secrets import Secret
+from ...runtime.signatures import same_parameters
 from ...validation import check_bool, check_int, check_number, check_text
 from ..checks import (
     DEFAULT_BACKOFF,
@@ -661,30 +662,8 @@ class OpenAIGenerator:
             return self._client
 
 
-def openai_generator(
-    base_url: str | LocalServer,
-    model: str | None = None,
-    *,
-    api: ApiKind = "chat",
-    api_key_env: KeyEnv = DEFAULT_KEY_ENV,
-    system: str | None = None,
-    temperature: float = 1.0,
-    max_tokens: int = 64,
-    stop: str | Sequence[str] | None = None,
-    seed_param: bool = True,
-    n_param: bool = True,
-    concurrency: int = 4,
-    retries: int = DEFAULT_RETRIES,
-    backoff: float = DEFAULT_BACKOFF,
-    timeout: float = 30.0,
-    max_requests: int | None = None,
-    max_tokens_total: int | None = None,
-    extra_body: Mapping[str, Any] | None = None,
-    jitter_seed: int = 0,
-    sleep: Callable[[float], None] = time.sleep,
-    retry_time: float = DEFAULT_RETRY_TIME,
-    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-) -> OpenAIGenerator:
+@same_parameters(OpenAIGenerator)
+def openai_generator(*args: Any, **kwargs: Any) -> OpenAIGenerator:
     """A `TextGenerator` sampling answers from an OpenAI-compatible server.
 
     `base_url` is the API root (``http://127.0.0.1:8000/v1``; a URL without a path gets
@@ -719,14 +698,7 @@ def openai_generator(
     request in flight finishes; its answers are kept). `sleep` is the waiting function
     (a test passes a fake). Every option is checked (`ConfigurationError`).
     """
-    return OpenAIGenerator(
-        base_url, model, api=api, api_key_env=api_key_env, system=system,
-        temperature=temperature, max_tokens=max_tokens, stop=stop, seed_param=seed_param,
-        n_param=n_param, concurrency=concurrency, retries=retries, backoff=backoff,
-        timeout=timeout, max_requests=max_requests, max_tokens_total=max_tokens_total,
-        extra_body=extra_body, jitter_seed=jitter_seed, sleep=sleep,
-        retry_time=retry_time, max_response_bytes=max_response_bytes,
-    )
+    return OpenAIGenerator(*args, **kwargs)
 
 
 def wait_until_ready(
