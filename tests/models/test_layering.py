@@ -91,3 +91,46 @@ def test_the_documented_module_paths_still_import() -> None:
     out = subprocess.run([sys.executable, "-m", "pytest_fairness.models.serving", "--help"],
                          capture_output=True, text=True, check=True)
     assert "--model-dir" in out.stdout
+
+
+def _targets(path: pathlib.Path) -> set[str]:
+    """The package modules `path` imports (dotted, resolved), function bodies included."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    package = parts[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = (".".join(package[: len(package) - node.level + 1]) if node.level
+                    else "")
+            source = ".".join(p for p in (base, node.module or "") if p)
+            found.add(source)
+            found.update(f"{source}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_no_import_circle_in_models_even_inside_functions() -> None:
+    """models/ and analysis/ import each other one way only, imports inside functions
+    counted (the client and the server launcher used to import each other there)."""
+    files = {
+        ".".join(p.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(
+            ".__init__"): p
+        for folder in ("models", "analysis") for p in (PACKAGE / folder).rglob("*.py")}
+    graph = {m: _targets(p) & set(files) - {m} for m, p in files.items()}
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            node = todo.pop()
+            if node == goal:
+                return True
+            if node not in seen:
+                seen.add(node)
+                todo.extend(graph[node])
+        return False
+
+    circles = sorted(f"{a} <-> {b}" for a in graph for b in graph[a]
+                     if reaches(b, a) and not b.startswith(a + ".") and not a.startswith(b))
+    assert not circles, "\n".join(circles)
+    assert "pytest_fairness.models.llm.endpoint" in graph["pytest_fairness.models.llm.local_server"]

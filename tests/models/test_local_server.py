@@ -274,7 +274,7 @@ def test_a_server_that_dies_after_starting_is_not_restarted_silently(tmp_path: P
 
 def test_an_interrupted_wait_stops_the_process(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_fairness.models.llm import openai_api
+    from pytest_fairness.models.llm import local_server
 
     seen: list[int] = []
 
@@ -285,7 +285,7 @@ def test_an_interrupted_wait_stops_the_process(tmp_path: Path,
         seen.append(1)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(openai_api, "wait_until_ready", interrupted)
+    monkeypatch.setattr(local_server, "wait_until_ready", interrupted)
     server = _http_server(tmp_path)
     with pytest.raises(KeyboardInterrupt):
         server.start()

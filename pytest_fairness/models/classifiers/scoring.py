@@ -17,6 +17,7 @@ from ...errors import ConfigurationError
 from ...results import Violation
 from ...types import FloatArray, Perturbation, TextModel
 from ...validation import check_texts
+from .adapt import as_model
 from .thresholds import DEFAULT_THRESHOLD, decision_threshold
 
 __all__ = [
@@ -31,8 +32,6 @@ __all__ = [
 
 def coerce_model(model: object) -> TextModel:
     """`model` as a `TextModel`: itself when it already is one, else `as_model(model)`."""
-    from .. import as_model  # the package imports this module: resolve at call time
-
     return as_model(model)
 
 

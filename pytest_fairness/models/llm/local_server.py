@@ -9,7 +9,7 @@ test it in CI by starting the server for the test session. `LocalServer` does th
 - `start()` checks that the port is still free, runs the command (``{host}`` and
   ``{port}`` in it are filled in) in a new process group, its output going to a log file,
   and waits, for at most `start_timeout` seconds, until the server answers
-  (`openai_api.wait_until_ready`) while its process still runs; a process that exits
+  (`endpoint.wait_until_ready`) while its process still runs; a process that exits
   first, a server that never answers, or any error while waiting (an interrupt included)
   stops the process and raises (`ServerStartError` with the lines this start wrote to the
   log);
@@ -59,6 +59,7 @@ from ...runtime.optional import require
 from ...runtime.printable import printable
 from ...runtime.secrets import Environment, looks_secret, scrub, secret_values
 from ...validation import check_number, check_text
+from .endpoint import check_base_url, check_name, wait_until_ready
 
 __all__ = ["LocalServer", "ServerStartError", "free_port", "local_server", "stop_process"]
 
@@ -226,8 +227,6 @@ class LocalServer:
         cwd: str | os.PathLike[str] | None = None,
         secret_env: Sequence[str] = (),
     ) -> None:
-        from .openai_api import check_base_url, check_name
-
         env = _hidden(env)  # a traceback of this frame shows no value of it
         if isinstance(command, str) or not isinstance(command, Sequence) or not command:
             raise ConfigurationError(
@@ -323,8 +322,6 @@ class LocalServer:
         cannot be created. Any other error while waiting stops the process and
         propagates. No error raised here chains another (whose traceback could show the
         server's environment)."""
-        from .openai_api import wait_until_ready
-
         require("httpx", "a local model server (LocalServer)")
         with self._lock:
             if self._process is not None:

@@ -52,12 +52,10 @@ from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Final, Literal
-from urllib.parse import urlsplit, urlunsplit
 
 from ...errors import ConfigurationError, ModelCallError, ModelOutputError
 from ...runtime.optional import require
-from ...runtime.printable import printable, unsafe
-from ...runtime.secrets import Secret
+from ...runtime.printable import printable
 from ...runtime.signatures import same_parameters
 from ...validation import check_bool, check_int, check_number, check_text
 from ..checks import (
@@ -68,6 +66,7 @@ from ..checks import (
     check_remote_options,
 )
 from ..checks import check_stop as _check_stop
+from .endpoint import Bearer, check_base_url, check_name, key_auth, quoted, wait_until_ready
 from .local_server import LocalServer
 
 if TYPE_CHECKING:
@@ -109,10 +108,6 @@ _RETRIED_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 #: `max_response_bytes`' default: the most bytes one response body may hold, decompressed
 #: (8 MiB; a chat answer of a few thousand tokens is a few kilobytes).
 DEFAULT_MAX_RESPONSE_BYTES = 8 * 2**20
-#: Characters of a server's message (error body) quoted in an error.
-_QUOTED = 300
-#: Characters read past a cut before scrubbing, so a key echoed across the cut is masked.
-_SCRUB_MARGIN = 4096
 _log = logging.getLogger(__name__)
 
 
@@ -190,24 +185,6 @@ class _BodyError(Exception):
         super().__init__(message)
         self.kind = kind
         self.retryable = retryable
-
-
-class _Bearer:
-    """httpx auth (a callable request -> request) that writes the bearer header from a
-    `Secret` as the request leaves: the key is revealed inside one expression, never
-    held by a variable of any frame a traceback could show."""
-
-    __slots__ = ("secret",)
-
-    def __init__(self, secret: Secret) -> None:
-        self.secret = secret
-
-    def __call__(self, request: httpx.Request) -> httpx.Request:
-        request.headers["Authorization"] = "Bearer " + self.secret.reveal()
-        return request
-
-    def __repr__(self) -> str:
-        return f"_Bearer({self.secret!r})"
 
 
 class _Stopped(Exception):
@@ -434,7 +411,7 @@ class OpenAIGenerator:
 
     # ------------------------------------------------------------------ one request
 
-    def _sample(self, client: httpx.Client, auth: _Bearer | None, prompt: str,
+    def _sample(self, client: httpx.Client, auth: Bearer | None, prompt: str,
                 first: int, size: int, seed: int) -> list[str]:
         """Answers first .. first + size - 1 to `prompt`: one request with ``n=size``,
         completed sample by sample if the server returns fewer choices."""
@@ -463,7 +440,7 @@ class OpenAIGenerator:
             body["stop"] = list(self.stop)
         return body
 
-    def _request(self, client: httpx.Client, auth: _Bearer | None, prompt: str, n: int,
+    def _request(self, client: httpx.Client, auth: Bearer | None, prompt: str, n: int,
                  seed: int) -> list[str]:
         """One call of the API, retried on 429, 5xx, timeouts and connection errors for at
         most `retry_time` seconds. Every error is raised outside an exception handler, so
@@ -509,7 +486,7 @@ class OpenAIGenerator:
             waited += delay
             attempt += 1
 
-    def _attempt(self, client: httpx.Client, auth: _Bearer | None, url: str,
+    def _attempt(self, client: httpx.Client, auth: Bearer | None, url: str,
                  body: dict[str, Any]) -> list[str] | _Failure:
         """One HTTP request: the answers, or the failure described in scrubbed text. The
         whole request (connect, send, wait, read) ends within `timeout` seconds
@@ -533,19 +510,19 @@ class OpenAIGenerator:
                 charset = response.charset_encoding
                 payload = _read_body(response, self.max_response_bytes)
         except httpx.TimeoutException as exc:
-            failure = _Failure(_quoted(
+            failure = _Failure(quoted(
                 f"{type(exc).__name__}: no complete response within timeout="
                 f"{self.timeout:g} s (the whole request: connecting, sending, waiting and "
                 f"reading) ({url})", auth), retryable=True)
         except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
-            failure = _Failure(_quoted(f"{type(exc).__name__}: {exc} ({url})", auth),
+            failure = _Failure(quoted(f"{type(exc).__name__}: {exc} ({url})", auth),
                                retryable=True)
         except httpx.HTTPError as exc:
-            failure = _Failure(_quoted(
+            failure = _Failure(quoted(
                 f"{type(exc).__name__}: {exc} ({url}); check base_url and the server",
                 auth), retryable=False)
         except _BodyError as exc:
-            failure = _Failure(_quoted(f"{exc} (HTTP {status} from {url})", auth),
+            failure = _Failure(quoted(f"{exc} (HTTP {status} from {url})", auth),
                                retryable=exc.retryable, kind=exc.kind)
         if failure is not None:
             return failure
@@ -581,7 +558,7 @@ class OpenAIGenerator:
                 )
             self._stats = replace(s, requests=s.requests + 1)
 
-    def _answers(self, text: str, status: int, auth: _Bearer | None) -> list[str]:
+    def _answers(self, text: str, status: int, auth: Bearer | None) -> list[str]:
         """The answers of a 2xx response's body `text`, in choice order, counted in
         `stats`. A malformed body raises `_BodyError`, which `_attempt` turns into a
         failure raised by `_request`: a traceback then shows no frame holding the body
@@ -597,12 +574,12 @@ class OpenAIGenerator:
         if problem:
             raise _BodyError(
                 f"the server's response {problem} (HTTP {status}): "
-                f"{_quoted(repr(text), auth, 200)}; is base_url an OpenAI-compatible API "
+                f"{quoted(repr(text), auth, 200)}; is base_url an OpenAI-compatible API "
                 "(e.g. http://127.0.0.1:8000/v1)?")
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices:
             raise _BodyError(
-                f"the server's response has no choices: {_quoted(str(data), auth, 200)}; "
+                f"the server's response has no choices: {quoted(str(data), auth, 200)}; "
                 f"an OpenAI-compatible {self.api} response has a non-empty 'choices' list")
         answers: list[str] = []
         cut = empty = 0
@@ -613,7 +590,7 @@ class OpenAIGenerator:
             if answer is None:
                 raise _BodyError(
                     f"a choice of the server's response has no answer text: "
-                    f"{_quoted(str(choice), auth, 200)}; expected "
+                    f"{quoted(str(choice), auth, 200)}; expected "
                     + ("choices[i].message.content" if self.api == "chat"
                        else "choices[i].text"))
             answers.append(answer)
@@ -640,9 +617,9 @@ class OpenAIGenerator:
 
     # ------------------------------------------------------------------ plumbing
 
-    def _auth(self) -> _Bearer | None:
+    def _auth(self) -> Bearer | None:
         """The bearer auth of the key in `api_key_env`, read now (None: no key sent)."""
-        return _key_auth(self.api_key_env)
+        return key_auth(self.api_key_env)
 
     def _http(self) -> httpx.Client:
         httpx = require("httpx", "OpenAI-compatible models (openai_generator)")
@@ -701,124 +678,6 @@ def openai_generator(*args: Any, **kwargs: Any) -> OpenAIGenerator:
     return OpenAIGenerator(*args, **kwargs)
 
 
-def wait_until_ready(
-    base_url: str,
-    timeout: float,
-    *,
-    interval: float = 0.2,
-    api_key_env: str | None = None,
-    alive: Callable[[], bool] | None = None,
-) -> str:
-    """Wait until the server at `base_url` answers ``GET {base}/models`` or ``GET /health``
-    with a 2xx; return the URL that answered. `alive` (e.g. ``lambda: proc.poll() is
-    None``) stops the wait as soon as the server process has died. After `timeout`
-    seconds (or a dead process) raise `ModelCallError` saying what was tried and the last
-    answer or error seen."""
-    httpx = require("httpx", "OpenAI-compatible models (wait_until_ready)")
-
-    base = check_base_url(base_url)
-    limit = check_number(timeout, "timeout", above=0.0)
-    pause = check_number(interval, "interval", above=0.0)
-    auth = None if api_key_env is None else _key_auth(check_name(api_key_env, "api_key_env"),
-                                                      required=False)
-    parts = urlsplit(base)
-    urls = [base + "/models", urlunsplit((parts.scheme, parts.netloc, "/health", "", ""))]
-    deadline = time.monotonic() + limit
-    last = "no answer yet"
-    with httpx.Client(timeout=min(limit, 5.0), trust_env=False) as client:
-        while True:
-            for url in urls:
-                status = 0
-                try:
-                    status = client.get(url, auth=auth).status_code
-                except httpx.HTTPError as exc:
-                    last = _quoted(f"{type(exc).__name__}: {exc}", auth)
-                    continue
-                if 200 <= status < 300:
-                    return url
-                last = f"HTTP {status} from {url}"
-            if alive is not None and not alive():
-                raise ModelCallError(
-                    f"the server at {base} exited before it was ready (last: {last}); see "
-                    "its log"
-                )
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise ModelCallError(
-                    f"the server at {base} was not ready after {limit:g} s (GET "
-                    f"{' or '.join(urls)}; last: {last}); check that it started (its "
-                    "log), or wait longer with a larger timeout"
-                )
-            time.sleep(min(pause, left))
-
-
-# ---------------------------------------------------------------------- helpers
-
-
-def check_base_url(url: object) -> str:
-    """An http(s) URL without query, fragment or credentials, no trailing slash; ``/v1``
-    added when it has no path."""
-    if not isinstance(url, str) or not url.strip():
-        raise ConfigurationError(
-            f"base_url must be the API's URL as a string, got {type(url).__name__}; e.g. "
-            "base_url='http://127.0.0.1:8000/v1'"
-        )
-    bad = next((ch for ch in url.strip() if unsafe(ch) or ch.isspace()), None)
-    if bad is not None:
-        raise ConfigurationError(
-            f"base_url has the character {bad!r} in it ({printable(_strip_credentials(url))!r:.80}"
-            "): a URL holds no space, newline or control character (a newline would "
-            "write a header of its own); e.g. base_url='http://127.0.0.1:8000/v1'"
-        )
-    try:
-        parts = urlsplit(url.strip())
-        parts.port  # noqa: B018 - a port that is not a number raises here
-    except ValueError as exc:
-        reason = str(exc)
-        parts = None
-    if parts is None:
-        raise ConfigurationError(
-            f"base_url {printable(_strip_credentials(url))!r:.80} is not a valid URL "
-            f"({reason}); e.g. base_url='http://127.0.0.1:8000/v1'")
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigurationError(
-            f"base_url must be an http:// or https:// URL with a host, got "
-            f"{_strip_credentials(url)!r:.80} (no scheme? write it out: http://...); e.g. "
-            "base_url='http://127.0.0.1:8000/v1'"
-        )
-    if parts.username or parts.password:
-        raise ConfigurationError(
-            "base_url must not contain credentials (user:password@); put the key in an "
-            "environment variable and pass its name as api_key_env="
-        )
-    if parts.query or parts.fragment:
-        raise ConfigurationError(
-            f"base_url must not have a query or fragment, got {_strip_credentials(url)!r:.80}"
-        )
-    path = parts.path.rstrip("/") or "/v1"
-    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
-
-
-def _strip_credentials(url: str) -> str:
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "(an unreadable URL)"
-    host = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
-def check_name(value: object, name: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigurationError(
-            f"{name} must be a non-empty string, got {type(value).__name__} {value!r:.40}"
-            if name != "api_key_env" or not isinstance(value, str) else
-            f"{name} must name an environment variable, got an empty string; pass e.g. "
-            "api_key_env='OPENAI_API_KEY', or api_key_env=None for no authentication"
-        )
-    return value
-
-
 def _check_extra_body(extra: object) -> dict[str, Any]:
     if extra is None:
         return {}
@@ -859,7 +718,7 @@ def _choice_text(choice: object, api: str) -> str | None:
     return "" if text is None and "text" in choice else text if isinstance(text, str) else None
 
 
-def _server_message(text: str, auth: _Bearer | None) -> str:
+def _server_message(text: str, auth: Bearer | None) -> str:
     """The server's error message (``error.message`` of an OpenAI error body, else the
     start of the body), scrubbed of the API key, cut and made terminal-safe."""
     data: Any = None
@@ -873,46 +732,14 @@ def _server_message(text: str, auth: _Bearer | None) -> str:
             err = err.get("message", err)
         if err is not None:
             text = str(err)
-    return _quoted(text.strip(), auth) or "(empty body)"
+    return quoted(text.strip(), auth) or "(empty body)"
 
 
-def _quoted(text: str, auth: _Bearer | None, limit: int = _QUOTED) -> str:
-    """`text` to quote in an error: scrubbed of the key first (its start, long enough
-    that an echo crossing the cut is masked whole), then cut to `limit` characters, then
-    made terminal-safe (`printable`)."""
-    head = text[:limit + _SCRUB_MARGIN]
-    if auth is not None:
-        head = auth.secret.scrub(head)
-    return printable(head[:limit] + ("..." if len(head) > limit else ""))
-
-
-def _error(kind: type[Exception], message: str, auth: _Bearer | None,
+def _error(kind: type[Exception], message: str, auth: Bearer | None,
            **fields: Any) -> Exception:
     """The error to raise, its whole message scrubbed of the key once more."""
     text = message if auth is None else auth.secret.scrub(message)
     return kind(text, **fields)
-
-
-def _key_auth(variable: str | None, *, required: bool = True) -> _Bearer | None:
-    """The bearer auth of the key held by the environment variable `variable`, read now;
-    None when `variable` is None (or, not `required`, unset). A key that cannot go into
-    a header is refused without being shown."""
-    if variable is None:
-        return None
-    secret = Secret.from_env(variable)
-    if secret is None:
-        if not required:
-            return None
-        raise ConfigurationError(
-            f"the API key environment variable {variable} is not set (or empty); export "
-            f"{variable}=<your key>, or pass api_key_env=None for a server without "
-            "authentication")
-    if not secret.is_token():
-        raise ConfigurationError(
-            f"the API key in ${variable} has a space, a control or a non-ASCII character, "
-            "which an HTTP header cannot carry; check the variable (a stray newline or "
-            "quote when it was exported?)")
-    return _Bearer(secret)
 
 
 def _check_sendable(text: str, name: str) -> str:
