@@ -134,3 +134,20 @@ def test_no_import_circle_in_models_even_inside_functions() -> None:
                      if reaches(b, a) and not b.startswith(a + ".") and not a.startswith(b))
     assert not circles, "\n".join(circles)
     assert "pytest_fairness.models.llm.endpoint" in graph["pytest_fairness.models.llm.local_server"]
+
+
+def test_models_import_no_layer_after_them_and_analysis_sits_before_checks() -> None:
+    """The README's order: resources, corpus, models, perturb, metrics, (analysis), checks,
+    report, plugin. models/ reads the layers before it only (resources: the fluency LM;
+    corpus: nothing today); the analyses over a model that need perturbations and the
+    metrics' formulas (gradients, mitigation) live in analysis/, after them."""
+    after = {"models": ("perturb", "metrics", "analysis", "checks", "report", "plugin"),
+             "analysis": ("checks", "report", "plugin")}
+    bad = []
+    for layer, later in after.items():
+        for path in sorted((PACKAGE / layer).rglob("*.py")):
+            for target in _targets(path):
+                parts = target.split(".")
+                if parts[0] == "pytest_fairness" and len(parts) > 1 and parts[1] in later:
+                    bad.append(f"{path.relative_to(PACKAGE)}: {target}")
+    assert not bad, "\n".join(sorted(set(bad)))

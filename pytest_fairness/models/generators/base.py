@@ -34,7 +34,6 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ...errors import ConfigurationError, ModelCallError, ModelOutputError
-from ...metrics.validation import check_positive_int
 from ...runtime.progress import Advance, progress
 from ...runtime.stack import on_fresh_stack
 from ...runtime.threads import torch_threads
@@ -244,10 +243,10 @@ class HFGenerator:
                 "template (e.g. the one of an Instruct model, or set tokenizer.chat_template "
                 "to a Jinja template)"
             )
-        self.max_new_tokens = check_positive_int(max_new_tokens, "max_new_tokens")
+        self.max_new_tokens = check_int(max_new_tokens, "max_new_tokens", minimum=1)
         self.temperature = check_number(temperature, "temperature", above=0.0)
         if top_k is not None:
-            top_k = check_positive_int(top_k, "top_k")
+            top_k = check_int(top_k, "top_k", minimum=1)
         if top_p is not None:
             top_p = check_number(top_p, "top_p", above=0.0, maximum=1.0)
         self.top_k = top_k
@@ -256,7 +255,7 @@ class HFGenerator:
             batch_size, "batch_size", minimum=1)
         self.trim_unfinished = check_bool(trim_unfinished, "trim_unfinished")
         self.num_threads = (
-            None if num_threads is None else check_positive_int(num_threads, "num_threads")
+            None if num_threads is None else check_int(num_threads, "num_threads", minimum=1)
         )
 
     def __repr__(self) -> str:
@@ -306,7 +305,7 @@ class HFGenerator:
         chat template first (`format_prompt`)."""
         import torch
 
-        count = check_positive_int(n, "n")
+        count = check_int(n, "n", minimum=1)
         texts = list(prompts)
         if isinstance(prompts, str) or not all(isinstance(p, str) for p in texts):
             raise ConfigurationError("prompts must be a list of strings")
@@ -642,7 +641,7 @@ def hf_generator(
             "(e.g. AutoModelForCausalLM) or a text-generation pipeline"
         )
     if batch_size is not None:
-        check_positive_int(batch_size, "batch_size")
+        check_int(batch_size, "batch_size", minimum=1)
     return HFGenerator(
         model,
         tokenizer,
