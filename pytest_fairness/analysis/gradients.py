@@ -6,7 +6,7 @@ class probabilities with respect to its input embeddings.
 P = w^T J v, J(k, i) = |d f_k(x) / d x_i| over every coordinate of every word's input
 embedding (section 6.3); w weighs the classes, v the coordinates, by variant P1-P5
 (sections 6.4, 6.5). The variants and the result records are in `metrics.sensitivity`;
-the protected-status model of P2/P3 in `models.protected`.
+the protected-status model of P2/P3 in `models.whitebox.protected`.
 
 torch is imported inside the functions: importing this module stays cheap.
 """

@@ -9,7 +9,7 @@ or a single score `("score", (n, 1))`; `_interpret` reads the usual raw forms
 (probabilities, scores, labels, logits) for it.
 
 Labels of a single-score model come from the one threshold resolver,
-`models.thresholds.unit_threshold`; the run's defaults from `models.defaults`.
+`models.classifiers.thresholds.unit_threshold`; the run's defaults from `models.defaults`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ family-specific keyword options it accepts (`options`). `as_model` validates the
 (`ModelOptions`), asks every registered family in turn whether it recognises the object
 (families registered by users and other packages first, then the built-in ones), refuses
 options the chosen family does not accept, and returns what its `build` makes. See
-`pytest_fairness.models.families` for the registry and the built-in families.
+`pytest_fairness.models.classifiers.families` for the registry and the built-in families.
 
 Pure: no model library, no pytest.
 """

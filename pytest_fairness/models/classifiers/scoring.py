@@ -3,7 +3,8 @@
 The steps every relation shares after the perturbations are made: `coerce_model` (anything
 `as_model` takes becomes a `TextModel`), `score_texts` (distinct texts scored once, in
 batches, through the model's prediction cache), `labels_of` (argmax, or a threshold from
-`models.thresholds`), and `score_pairs` (both sides of each perturbation with their labels).
+`models.classifiers.thresholds`), and `score_pairs` (both sides of each perturbation with
+their labels).
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ of another, e.g. "not" and "not toxic", and the answer starts with the longer on
 tie is not broken by guessing.
 
 Unparsable answers are never given a default label: the text gets the treatment remote
-scorers give the texts they skip (`models.remote`, `models.base.SKIPPED_LABEL`): a row of
+scorers give the texts they skip (`models.classifiers.remote`,
+`models.classifiers.base.SKIPPED_LABEL`): a row of
 NaN from `predict_proba` and `score`, `SKIPPED_LABEL` from `predict`, and the text is
 listed in `model.skipped` and `model.unparsable` and counted in `model.stats.skipped`
 and `model.parse_stats.unparsable`, with its answer in `model.answers`. Relations treat

@@ -1,8 +1,8 @@
 """White-box models: class probabilities that can be differentiated w.r.t. the input
-embeddings, for accumulated prediction sensitivity (`models.gradients`).
+embeddings, for accumulated prediction sensitivity (`analysis.gradients`).
 
 `TransformersModel` and `TorchModel` implement `WhiteBoxModel`; so does
-`models.protected.ProtectedStatusModel`. torch is only named in type hints here.
+`models.whitebox.protected.ProtectedStatusModel`. torch is only named in type hints here.
 """
 
 from __future__ import annotations
