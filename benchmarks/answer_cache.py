@@ -29,13 +29,13 @@ sys.path.insert(0, str(ROOT / "tests" / "models"))
 
 from _openai_stub import OpenAIStub  # noqa: E402
 
-from pytest_fairness.models.generation_cache import cached_generator  # noqa: E402
-from pytest_fairness.models.openai_api import openai_generator  # noqa: E402
+from pytest_fairness.models.llm.generation_cache import cached_generator  # noqa: E402
+from pytest_fairness.models.llm.openai_api import openai_generator  # noqa: E402
 
 CHILD = r"""
 import os, sys, time
-from pytest_fairness.models.generation_cache import cached_generator
-from pytest_fairness.models.openai_api import openai_generator
+from pytest_fairness.models.llm.generation_cache import cached_generator
+from pytest_fairness.models.llm.openai_api import openai_generator
 url, directory, count, go = sys.argv[1:5]
 gen = openai_generator(url, "stub", api_key_env=None, concurrency=4, retries=0, max_tokens=8)
 cached = cached_generator(gen, directory)

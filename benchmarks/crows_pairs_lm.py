@@ -5,7 +5,7 @@ prefers the more stereotyping sentence (``sent_more``) over its minimal edit (``
 in both directions (``stereo`` and ``antistereo``); an unbiased model scores 50%. Their
 metric uses a masked LM's pseudo-log-likelihood of the shared tokens; for a causal LM the
 comparison is of the two sentences' log-likelihoods, log P(sentence) with SmolLM2's
-``<|endoftext|>`` in front (`pytest_fairness.models.likelihood.causal_lm`). A tie counts
+``<|endoftext|>`` in front (`pytest_fairness.models.whitebox.likelihood.causal_lm`). A tie counts
 as not preferring ``sent_more`` (as in the authors' metric.py) and is reported.
 
 Figures: the time to load the model, the scoring wall time and pairs/s, the share of pairs
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         rows = rows[:QUICK_PAIRS]
 
-    from pytest_fairness.models.likelihood import DEFAULT_LM_BATCH_SIZE, causal_lm
+    from pytest_fairness.models.whitebox.likelihood import DEFAULT_LM_BATCH_SIZE, causal_lm
 
     load_before = os.getloadavg()
     start = time.perf_counter()

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest_fairness as pf
-from pytest_fairness.models.serving import smollm2_server
+from pytest_fairness.models.llm.serving import smollm2_server
 
 CONCURRENCY = (1, 4, 8)
 MAX_TOKENS = 16

@@ -75,7 +75,7 @@ def generator() -> object:
     """
     import os
 
-    from pytest_fairness.models.generators import hf_generator
+    from pytest_fairness.models.generators.base import hf_generator
     from pytest_fairness.resources.fluency import load_smollm2
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -101,7 +101,7 @@ def chat_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pf.LocalSe
     it is stopped by its PID at the end of the session. A missing package fails with the
     install command.
     """
-    from pytest_fairness.models.serving import smollm2_server
+    from pytest_fairness.models.llm.serving import smollm2_server
 
     log = tmp_path_factory.mktemp("chat-server") / "server.log"
     try:

@@ -21,8 +21,8 @@ import pytest
 from minilm_sentiment import head_metadata
 
 import pytest_fairness as pf
-from pytest_fairness.models.gradients import prediction_sensitivity
-from pytest_fairness.models.protected import train_protected_status_model
+from pytest_fairness.analysis.gradients import prediction_sensitivity
+from pytest_fairness.models.whitebox.protected import train_protected_status_model
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from . import metrics, perturb, strategies
+    from .analysis.gradients import prediction_sensitivity
+    from .analysis.mitigation import AveragedModel, SmoothedModel, average, mitigation_curve, smooth
     from .checks import (
         FairnessWarning,
         assert_bbq_bias_below,
@@ -85,23 +87,21 @@ if TYPE_CHECKING:
         register_generator_family,
         register_model_family,
     )
-    from .models.answers import answer_similarity, judge_scorer, refusal_detector, rouge_l
-    from .models.chat_classifier import chat_classifier
-    from .models.distributed import ray_model
-    from .models.generation_cache import cached_generator
-    from .models.generators import hf_generator
-    from .models.gradients import prediction_sensitivity
-    from .models.likelihood import LikelihoodModel, causal_lm, masked_lm
-    from .models.local_server import LocalServer, ServerStartError, local_server
-    from .models.mitigation import AveragedModel, SmoothedModel, average, mitigation_curve, smooth
-    from .models.openai_api import (
+    from .models.classifiers.distributed import ray_model
+    from .models.generators.base import hf_generator
+    from .models.llm.answers import answer_similarity, judge_scorer, refusal_detector, rouge_l
+    from .models.llm.chat_classifier import chat_classifier
+    from .models.llm.generation_cache import cached_generator
+    from .models.llm.local_server import LocalServer, ServerStartError, local_server
+    from .models.llm.openai_api import (
         BudgetExhaustedError,
         IncompleteGenerationError,
         ResponseTooLargeError,
         RetryWaitError,
         openai_generator,
     )
-    from .models.protected import train_protected_status_model
+    from .models.whitebox.likelihood import LikelihoodModel, causal_lm, masked_lm
+    from .models.whitebox.protected import train_protected_status_model
     from .perturb import PerturbationKind, register_dictionary, register_kind
     from .report import register_format
     from .resources import knowledge, names
@@ -146,22 +146,22 @@ _EXPORTS: dict[str, str] = {
     "Case": "types",
     # inputs: models and corpora
     "as_model": "models",
-    "ray_model": "models.distributed",
+    "ray_model": "models.classifiers.distributed",
     "ModelFamily": "models",
     "register_model_family": "models",
     "as_generator": "models",
     "GeneratorFamily": "models",
     "register_generator_family": "models",
-    "hf_generator": "models.generators",
-    "openai_generator": "models.openai_api",
-    "local_server": "models.local_server",
-    "LocalServer": "models.local_server",
-    "ServerStartError": "models.local_server",
-    "chat_classifier": "models.chat_classifier",
-    "refusal_detector": "models.answers",
-    "answer_similarity": "models.answers",
-    "rouge_l": "models.answers",
-    "judge_scorer": "models.answers",
+    "hf_generator": "models.generators.base",
+    "openai_generator": "models.llm.openai_api",
+    "local_server": "models.llm.local_server",
+    "LocalServer": "models.llm.local_server",
+    "ServerStartError": "models.llm.local_server",
+    "chat_classifier": "models.llm.chat_classifier",
+    "refusal_detector": "models.llm.answers",
+    "answer_similarity": "models.llm.answers",
+    "rouge_l": "models.llm.answers",
+    "judge_scorer": "models.llm.answers",
     "counterfactual_prompts": "checks.llm",
     "template_prompts": "checks.llm",
     "llm_counterfactuals": "checks.llm",
@@ -170,14 +170,14 @@ _EXPORTS: dict[str, str] = {
     "assert_answer_similarity_above": "checks.llm",
     "answers_from_file": "checks.answers_file",
     "CollectedAnswers": "checks.answers_file",
-    "cached_generator": "models.generation_cache",
-    "IncompleteGenerationError": "models.openai_api",
-    "BudgetExhaustedError": "models.openai_api",
-    "RetryWaitError": "models.openai_api",
-    "ResponseTooLargeError": "models.openai_api",
-    "causal_lm": "models.likelihood",
-    "masked_lm": "models.likelihood",
-    "LikelihoodModel": "models.likelihood",
+    "cached_generator": "models.llm.generation_cache",
+    "IncompleteGenerationError": "models.llm.openai_api",
+    "BudgetExhaustedError": "models.llm.openai_api",
+    "RetryWaitError": "models.llm.openai_api",
+    "ResponseTooLargeError": "models.llm.openai_api",
+    "causal_lm": "models.whitebox.likelihood",
+    "masked_lm": "models.whitebox.likelihood",
+    "LikelihoodModel": "models.whitebox.likelihood",
     "Corpus": "corpus",
     # labelled data: a table of texts with gold labels and group columns, pairs from its rows
     "Dataset": "corpus.dataset",
@@ -218,8 +218,8 @@ _EXPORTS: dict[str, str] = {
     "assert_bbq_bias_below": "checks",
     "winobias_gap": "checks",
     "assert_winobias_gap_below": "checks",
-    "prediction_sensitivity": "models.gradients",
-    "train_protected_status_model": "models.protected",
+    "prediction_sensitivity": "analysis.gradients",
+    "train_protected_status_model": "models.whitebox.protected",
     # a team's own relations: results, their report sections, recording and verdicts
     "FairnessResult": "results",
     "Measurement": "results",
@@ -232,11 +232,11 @@ _EXPORTS: dict[str, str] = {
     "record": "checks",
     "assert_result": "checks",
     # mitigation
-    "smooth": "models.mitigation",
-    "average": "models.mitigation",
-    "mitigation_curve": "models.mitigation",
-    "SmoothedModel": "models.mitigation",
-    "AveragedModel": "models.mitigation",
+    "smooth": "analysis.mitigation",
+    "average": "analysis.mitigation",
+    "mitigation_curve": "analysis.mitigation",
+    "SmoothedModel": "analysis.mitigation",
+    "AveragedModel": "analysis.mitigation",
     # reports
     "register_format": "report",
 }

@@ -392,12 +392,14 @@ def _guarded(function: Callable[..., Any], registry: Callable[[], Registry[Any]]
     return method
 
 
-def named_instance(base: type, name: str, entry: object, *, what: str, needs: str) -> object:
+def named_instance(base: type, name: str, entry: object, *, what: str, needs: str,
+                   shown: str | None = None) -> object:
     """An instance of `base` from what `register` or an entry point hands over for `name`
     (the instance, or a subclass, instantiated without arguments), whose `name` attribute
     must be `name`: the `coerce` of a registry of families. `what` names the entries in
-    messages ("generator family"), `needs` the methods a subclass defines. A subclass that
-    leaves one of them out, or that cannot be built without arguments, raises
+    messages ("generator family"), `needs` the methods a subclass defines, `shown` the
+    dotted path users import `base` from (default: its module's package and its name). A
+    subclass that leaves one of them out, or that cannot be built without arguments, raises
     `ConfigurationError` saying so."""
     made = entry
     if isinstance(entry, type) and issubclass(entry, base):
@@ -415,8 +417,9 @@ def named_instance(base: type, name: str, entry: object, *, what: str, needs: st
                 "arguments") from exc
     if not isinstance(made, base):
         raise ConfigurationError(
-            f"the {what} {name!r} must be a {base.__module__.rsplit('.', 1)[0]}."
-            f"{base.__name__} subclass or instance (with {needs}), got "
+            f"the {what} {name!r} must be a "
+            f"{shown or base.__module__.rsplit('.', 1)[0] + '.' + base.__name__} "
+            f"subclass or instance (with {needs}), got "
             f"{type(entry).__name__}")
     called = getattr(made, "name", None)
     if called != name:

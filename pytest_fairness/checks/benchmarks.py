@@ -44,8 +44,8 @@ from ..metrics.benchmarks import (
 )
 from ..metrics.bootstrap import bootstrap_paired_gap
 from ..metrics.paired import paired_gap
-from ..models.likelihood import LikelihoodModel, choose_answers
-from ..models.scoring import coerce_model, score_texts
+from ..models.classifiers.scoring import coerce_model, score_texts
+from ..models.whitebox.likelihood import LikelihoodModel, choose_answers
 from ..report.failure import DEFAULT_SHOWN
 from ..results import BarChart, FairnessResult, Measurement, Table, Violation
 from ..types import FloatArray

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ConfigurationError, NothingJudgedError
 from ..metrics.counterfactual import CounterfactualResult, counterfactual_fairness
-from ..models.scoring import ScoredPair, coerce_model, score_pairs
+from ..models.classifiers.scoring import ScoredPair, coerce_model, score_pairs
 from ..perturb.coerce import gender_swapper
 from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement

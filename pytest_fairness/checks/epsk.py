@@ -12,12 +12,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..analysis.mitigation import SmoothedModel
 from ..errors import ConfigurationError
 from ..metrics import eps_k_fair, max_k_at_eps, min_eps_at_k, pairwise_log_ratio
 from ..metrics.epsk import DEFAULT_TOL
-from ..models.mitigation import SmoothedModel
-from ..models.scoring import Scores, coerce_model, labels_of, score_texts
-from ..models.thresholds import decision_threshold
+from ..models.classifiers.scoring import Scores, coerce_model, labels_of, score_texts
+from ..models.classifiers.thresholds import decision_threshold
 from ..perturb.coerce import coerce_cases, perturbation_from_texts, resolve_perturber
 from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement, Violation

@@ -30,8 +30,8 @@ from ..context import current_settings
 from ..errors import ConfigurationError, ModelOutputError
 from ..metrics.generation import GenerationBiasResult, PromptSamples, summarise
 from ..models import as_model
-from ..models.generator_families import as_generator
-from ..models.generators import TextGenerator, sample_continuations
+from ..models.generators.base import TextGenerator, sample_continuations
+from ..models.generators.families import as_generator
 from ..perturb.templates import Template, TemplateSet, fill, load_templates
 from ..types import FloatArray, TextModel
 from ..validation import check_int, check_number

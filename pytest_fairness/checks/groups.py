@@ -78,8 +78,8 @@ from ..metrics.groups import (
     group_metrics,
 )
 from ..metrics.validation import BoolArray, FloatArray
-from ..models.scoring import coerce_model, labels_of, score_texts
-from ..models.thresholds import decision_threshold
+from ..models.classifiers.scoring import coerce_model, labels_of, score_texts
+from ..models.classifiers.thresholds import decision_threshold
 from ..report.failure import DEFAULT_SHOWN
 from ..results import BarChart, FairnessResult, Measurement, Table, Violation
 from ..runtime.optional import require

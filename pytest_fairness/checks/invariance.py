@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics import label_invariance
-from ..models.scoring import ScoredPair, coerce_model, score_pairs
+from ..models.classifiers.scoring import ScoredPair, coerce_model, score_pairs
 from ..perturb.coerce import coerce_cases
 from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement

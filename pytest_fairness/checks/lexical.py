@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import ConfigurationError, NothingJudgedError
 from ..metrics import term_sensitivity_clusters
 from ..metrics.lexical import TermClusters
-from ..models.scoring import coerce_model, score_texts
+from ..models.classifiers.scoring import coerce_model, score_texts
 from ..perturb.coerce import perturbation_from_texts
 from ..perturb.templates import Template, TemplateSet, fill, load_templates
 from ..report.charts import clusters_section

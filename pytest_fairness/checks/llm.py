@@ -53,10 +53,10 @@ from ..metrics.bootstrap import bootstrap_mean, bootstrap_paired_gap
 from ..metrics.noise import gap_beyond_floor, similarity_beyond_floor
 from ..metrics.paired import paired_gap
 from ..metrics.validation import check_ci_method
-from ..models.adapt import as_model
-from ..models.answers import AnswerSimilarity, RefusalDetector, answer_similarity, rouge_l
-from ..models.generator_families import as_generator
-from ..models.generators import TextGenerator, sample_continuations
+from ..models.classifiers.adapt import as_model
+from ..models.generators.base import TextGenerator, sample_continuations
+from ..models.generators.families import as_generator
+from ..models.llm.answers import AnswerSimilarity, RefusalDetector, answer_similarity, rouge_l
 from ..perturb.kinds import PerturbationKind, get_kind
 from ..perturb.templates import Template, TemplateSet, template_sets
 from ..perturb.templates import templates as fill_templates

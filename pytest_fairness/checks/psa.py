@@ -31,8 +31,8 @@ from ..metrics.bootstrap import BootstrapCI, bootstrap_psa
 from ..metrics.psa import PSAAccumulator, PSAResult, default_thresholds
 from ..metrics.validation import check_ci_method, check_confidence
 from ..models.checks import check_score_range
-from ..models.scoring import Scores, coerce_model, score_texts
-from ..models.thresholds import model_score_range, score_threshold
+from ..models.classifiers.scoring import Scores, coerce_model, score_texts
+from ..models.classifiers.thresholds import model_score_range, score_threshold
 from ..perturb.name_swap import Names, split_names
 from ..report.charts import label_dist_section, score_sens_section
 from ..report.failure import DEFAULT_SHOWN

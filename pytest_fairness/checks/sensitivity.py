@@ -55,7 +55,7 @@ def assert_prediction_sensitivity_below(
     gendered words marked for P4/P5.
     """
     __tracebackhide__ = True
-    from ..models.gradients import prediction_sensitivity
+    from ..analysis.gradients import prediction_sensitivity
 
     bound = check_bound(max_value, "max_value")
     stat = check_statistic(statistic)

@@ -20,8 +20,8 @@
 
 Nothing here imports pytest or a model library; invalid arguments raise
 `pytest_fairness.ConfigurationError` (a `ValueError`). What calls models lives elsewhere:
-the gradients of prediction sensitivity in `models.gradients` and `models.protected`, the
-text generators in `models.generators`, the generation run in `checks.generation`.
+the gradients of prediction sensitivity in `analysis.gradients` and `models.whitebox.protected`, the
+text generators in `models.generators.base`, the generation run in `checks.generation`.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ distributions of counterfactual prompt pairs), total group fairness (eq. 4, the 
 subgroups of W1 between the subgroup's pooled scores and all scores), and demographic
 disparity at a threshold tau (the gap in P(S > tau) between groups). The run (templates,
 sampling, scoring) is `checks.generation.generation_bias`; the generators are in
-`models.generators`. Pure numpy.
+`models.generators.base`. Pure numpy.
 """
 
 from __future__ import annotations

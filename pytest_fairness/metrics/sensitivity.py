@@ -19,7 +19,7 @@ coordinates (section 6.4/6.5):
 - P3: P2 multiplied element-wise by the embedding values (section 6.4.3).
 
 Choices where the paper leaves room, all documented on
-`models.gradients.prediction_sensitivity`:
+`analysis.gradients.prediction_sensitivity`:
 
 - "Words" are the model's tokens: N counts the text's real tokens (padding excluded) and
   N_g the tokens that belong to a gendered word (a word split into word pieces counts
@@ -35,8 +35,8 @@ Choices where the paper leaves room, all documented on
   taken w.r.t. the same x; a user-supplied PSM must tokenize the texts identically.
 
 This module holds the variants and the result records; the computation (torch: Jacobians
-over the input embeddings of a white-box model) is `models.gradients.prediction_sensitivity`,
-the protected-status model of P2/P3 `models.protected`. Pure: no model library.
+over the input embeddings of a white-box model) is `analysis.gradients.prediction_sensitivity`,
+the protected-status model of P2/P3 `models.whitebox.protected`. Pure: no model library.
 """
 
 from __future__ import annotations

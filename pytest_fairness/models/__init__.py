@@ -1,27 +1,34 @@
-"""Models: one adapter layer between the models people ship and the metrics.
+"""Models: one adapter layer between the models people ship and the metrics, split by
+what a user brings.
 
 Every metric sees a `TextModel` (`labels`, `stats`, `predict_proba`, `score`, `predict`),
-whatever the model is; `as_model` makes one. The modules, in the order a prediction flows:
+whatever the model is; `as_model` makes one. The subpackages:
 
-- `adapt`: `as_model`: validates its options (`family.ModelOptions`), finds the model's
-  family and lets it build the adapter;
-- `family`, `families`: the `ModelFamily` extension point and its registry (entry-point
-  group ``pytest_fairness.models``), and the built-in families: transformers pairs,
-  pipelines and models, torch modules, scikit-learn estimators, plain callables and
-  remote scorers. `register_model_family` adds one; a new framework is one module;
-- `generator_families`: `as_generator` and the `GeneratorFamily` extension point (entry-point
-  group ``pytest_fairness.generators``): what every relation on generated text accepts as a
-  generator (ready generators, transformers pipelines and (model, tokenizer) pairs, local
-  servers, callables). `register_generator_family` adds one;
-- `base`: `ModelAdapter`, what every adapter shares: batching, deduplication, caches,
-  validation of outputs, counters;
-- `callables`, `remote`, `scikit`, `hf`, `torchnn`: the adapters, by framework;
-- `cache`: the in-memory and on-disk prediction caches; `defaults`: the run's defaults,
-  the one place this package reads the context; `thresholds`: the one threshold resolver;
-- `whitebox`, `gradients`, `protected`: white-box models and accumulated prediction
-  sensitivity (torch); `generators`: text generators (transformers);
-- `scoring`: scoring texts and pairs for the relations; `mitigation`: smoothing and
-  averaging wrappers.
+- `classifiers/`: models that score or label texts. `adapt.as_model` validates its options
+  (`family.ModelOptions`), finds the model's family (`families`: the `ModelFamily`
+  registry, entry-point group ``pytest_fairness.models``, and the built-in families) and
+  lets it build the adapter: `callables`, `remote`, `scikit`, `hf`, `torchnn`,
+  `distributed` (Ray); `base.ModelAdapter` is what they share (batching, deduplication,
+  caches, validation of outputs, counters) with `outputs` and `cache` (the in-memory and
+  on-disk prediction caches); `thresholds` is the one threshold resolver; `scoring`
+  scores texts and pairs for the relations;
+- `generators/`: models that write text. `base`: the `TextGenerator` protocol,
+  `hf_generator` and `sample_continuations`; `families`: `as_generator` and the
+  `GeneratorFamily` registry (entry-point group ``pytest_fairness.generators``);
+- `llm/`: chat and completion models behind an OpenAI-compatible API: the client
+  (`openai_api`, with `http_deadline`), what client and server share (`endpoint`), a
+  server process on this machine (`local_server`, `serving`), the generation cache
+  (`generation_cache`), a chat model as a classifier (`chat_classifier`), answer scorers
+  (`answers`);
+- `whitebox/`: models with their internals open: `base.WhiteBoxModel` (gradients w.r.t.
+  the input embeddings), `protected` (the protected-status model of accumulated
+  prediction sensitivity), `likelihood` (causal and masked LM likelihoods).
+
+Shared by all: `batching` (batch-size policies), `checks` (the option checks), `defaults`
+(the run's defaults, the one place this package reads the context) and `family_registry`
+(the one registry mechanism behind both kinds of family). The analyses that also need
+perturbations and the metrics' formulas (prediction sensitivity, smoothing and averaging)
+live in `pytest_fairness.analysis`, after this layer.
 
 Heavy libraries (torch, transformers, scikit-learn) are never imported at module level:
 model types are recognised by duck typing and by the module their class lives in.
@@ -29,30 +36,30 @@ model types are recognised by duck typing and by the module their class lives in
 
 from __future__ import annotations
 
-from .adapt import as_model
-from .base import SKIPPED_LABEL, SUM_TOLERANCE, Kind, ModelAdapter, Output
-from .cache import DEFAULT_CACHE_SIZE
-from .callables import CallableModel
-from .families import (
+from .classifiers.adapt import as_model
+from .classifiers.base import SKIPPED_LABEL, SUM_TOLERANCE, Kind, ModelAdapter, Output
+from .classifiers.cache import DEFAULT_CACHE_SIZE
+from .classifiers.callables import CallableModel
+from .classifiers.families import (
     MODEL_FAMILIES,
     accepted_models,
     family_of,
     model_families,
     register_model_family,
 )
-from .family import COMMON_OPTIONS, FAMILY_OPTIONS, ModelFamily, ModelOptions
-from .generator_families import (
+from .classifiers.family import COMMON_OPTIONS, FAMILY_OPTIONS, ModelFamily, ModelOptions
+from .classifiers.hf import PipelineModel, TransformersModel
+from .classifiers.remote import LengthPolicy, RemoteModel
+from .classifiers.scikit import SklearnModel
+from .classifiers.torchnn import TorchModel
+from .generators.families import (
     GENERATOR_FAMILIES,
     GeneratorFamily,
     as_generator,
     generator_families,
     register_generator_family,
 )
-from .hf import PipelineModel, TransformersModel
-from .remote import LengthPolicy, RemoteModel
-from .scikit import SklearnModel
-from .torchnn import TorchModel
-from .whitebox import WhiteBoxModel
+from .whitebox.base import WhiteBoxModel
 
 __all__ = [
     "COMMON_OPTIONS",

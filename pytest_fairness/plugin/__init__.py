@@ -47,7 +47,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Close the persistent prediction caches and stop the run's session."""
-    from ..models.cache import close_disk_caches
+    from ..models.classifiers.cache import close_disk_caches
 
     close_disk_caches()
     FairnessSession.stop(config)

@@ -84,7 +84,7 @@ def fairness_model(pytestconfig: pytest.Config, fairness_settings: Settings) -> 
         from .loading import load_object
 
         if fairness_settings.executor == "ray":  # loaded once in each Ray worker
-            from ..models.distributed import ray_model
+            from ..models.classifiers.distributed import ray_model
 
             return ray_model(functools.partial(load_object, spec, what="model",
                                                rootdir=pytestconfig.rootpath),

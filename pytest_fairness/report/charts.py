@@ -2,7 +2,7 @@
 
 Each builder makes the typed section one relation shows: the LabelDist curve and the
 per-name ScoreSens chart of PSA (`checks.psa`), the violations left after certified
-smoothing (`models.mitigation`), the term clusters of a lexical scan (`checks.lexical`).
+smoothing (`analysis.mitigation`), the term clusters of a lexical scan (`checks.lexical`).
 A team's own relation builds `Curve`, `BarChart`, `Table` or `Clusters` sections directly;
 these are the same thing with the papers' titles and captions. Pure: no pytest, no numpy.
 """

@@ -182,7 +182,7 @@ def causal_log_likelihoods(
     summed (``len(row) - start``; 0 when nothing is scored).
 
     The one batched log-likelihood routine of the package (`FluencyScorer` and
-    `pytest_fairness.models.likelihood` use it). `model` is called as ``model(input_ids=,
+    `pytest_fairness.models.whitebox.likelihood` use it). `model` is called as ``model(input_ids=,
     attention_mask=)`` and returns ``.logits`` (batch, length, vocab); rows are sorted by
     length and scored `batch_size` at a time, right-padded with `pad_id` under an
     attention mask (every row gets at least one pad, and batches are 8 wide at least, so

@@ -13,7 +13,7 @@ through `scrub` before it is cut or shown: every piece of a known secret at leas
 `MIN_ECHO` characters long is masked, in any letter case, raw or percent-encoded.
 
 `looks_secret(name, value)` is the rule that keeps credentials out of a child process's
-environment (`models.local_server`): a variable whose name holds KEY, TOKEN, SECRET,
+environment (`models.llm.local_server`): a variable whose name holds KEY, TOKEN, SECRET,
 PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL, AUTH, COOKIE or PRIVATE (any case), or whose
 value is a URL with a password (``scheme://user:pass@host``).
 

@@ -12,7 +12,7 @@ from pytest_fairness import checks as analysis
 from pytest_fairness import perturb
 from pytest_fairness.checks import psa as psa_module
 from pytest_fairness.metrics import psa_from_scores
-from pytest_fairness.models import scoring, thresholds
+from pytest_fairness.models.classifiers import scoring, thresholds
 from pytest_fairness.perturb import coerce
 from pytest_fairness.types import Case, Perturbation, Span
 

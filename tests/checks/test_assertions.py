@@ -508,7 +508,7 @@ def test_no_pytest_in_the_assertion_modules() -> None:
     import sys
 
     code = (
-        "import sys, pytest_fairness.checks, pytest_fairness.models.mitigation\n"
+        "import sys, pytest_fairness.checks, pytest_fairness.analysis.mitigation\n"
         "print([m for m in ('pytest', 'hypothesis', 'torch', 'spacy') if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

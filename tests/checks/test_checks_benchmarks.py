@@ -39,7 +39,7 @@ from pytest_fairness.corpus.benchmarks import (
     winobias,
 )
 from pytest_fairness.errors import ConfigurationError, FairnessViolation, ModelOutputError
-from pytest_fairness.models.likelihood import LikelihoodModel
+from pytest_fairness.models.whitebox.likelihood import LikelihoodModel
 from pytest_fairness.results import BarChart, Table
 
 pytestmark = pytest.mark.usefixtures(keep_out_of_the_session_report.__name__)

@@ -36,7 +36,7 @@ from pytest_fairness.errors import (
     NothingJudgedError,
 )
 from pytest_fairness.models import as_model
-from pytest_fairness.models.answers import answer_similarity, judge_scorer
+from pytest_fairness.models.llm.answers import answer_similarity, judge_scorer
 from pytest_fairness.perturb.dictionary import DictionaryKind
 from pytest_fairness.perturb.kinds import KIND_REGISTRY
 from pytest_fairness.perturb.templates import Template, load_templates
@@ -552,7 +552,7 @@ def stub_module() -> Iterator[Any]:
 
 
 def test_openai_generator_against_the_loopback_stub(stub_module: Any) -> None:
-    from pytest_fairness.models.openai_api import openai_generator
+    from pytest_fairness.models.llm.openai_api import openai_generator
 
     # The stub answers "<prompt> #i seed=<seed + i>": a counterfactual changes one word.
     with stub_module.OpenAIStub() as stub:
@@ -573,8 +573,8 @@ def test_openai_generator_against_the_loopback_stub(stub_module: Any) -> None:
 
 
 def test_cached_openai_answers_are_replayed(stub_module: Any, tmp_path: Path) -> None:
-    from pytest_fairness.models.generation_cache import cached_generator
-    from pytest_fairness.models.openai_api import openai_generator
+    from pytest_fairness.models.llm.generation_cache import cached_generator
+    from pytest_fairness.models.llm.openai_api import openai_generator
 
     with stub_module.OpenAIStub() as stub:
         generator = openai_generator(stub.url, "stub", api_key_env=None, timeout=5.0)

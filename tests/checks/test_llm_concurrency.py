@@ -20,7 +20,7 @@ from _capture import capture, keep_out_of_the_session_report
 from pytest_fairness.checks.llm import assert_answer_gap_below, llm_counterfactuals
 from pytest_fairness.errors import ModelCallError
 from pytest_fairness.models import as_model
-from pytest_fairness.models.generators import generator_concurrency, sample_continuations
+from pytest_fairness.models.generators.base import generator_concurrency, sample_continuations
 from pytest_fairness.perturb.dictionary import DictionaryKind
 
 pytestmark = pytest.mark.usefixtures(keep_out_of_the_session_report.__name__)
@@ -48,7 +48,7 @@ def stub_module() -> Iterator[Any]:
 @pytest.mark.parametrize("concurrency", [1, 4, 8])
 def test_a_relation_keeps_concurrency_requests_in_flight(stub_module: Any,
                                                          concurrency: int) -> None:
-    from pytest_fairness.models.openai_api import openai_generator
+    from pytest_fairness.models.llm.openai_api import openai_generator
 
     # a slow server (0.2 s a request), so that a loaded machine still opens every
     # connection while the first requests are in flight
@@ -66,7 +66,7 @@ def test_a_relation_keeps_concurrency_requests_in_flight(stub_module: Any,
 
 
 def test_the_answers_do_not_depend_on_the_concurrency(stub_module: Any) -> None:
-    from pytest_fairness.models.openai_api import openai_generator
+    from pytest_fairness.models.llm.openai_api import openai_generator
 
     found = []
     with stub_module.OpenAIStub(delay=0.002) as stub:
@@ -86,8 +86,8 @@ def test_the_answers_do_not_depend_on_the_concurrency(stub_module: Any) -> None:
 
 def test_a_cached_generator_runs_at_the_wrapped_generators_concurrency(
         stub_module: Any, tmp_path: Path) -> None:
-    from pytest_fairness.models.generation_cache import cached_generator
-    from pytest_fairness.models.openai_api import openai_generator
+    from pytest_fairness.models.llm.generation_cache import cached_generator
+    from pytest_fairness.models.llm.openai_api import openai_generator
 
     with stub_module.OpenAIStub(delay=0.05) as stub:
         generator = openai_generator(stub.url, "stub", api_key_env=None, concurrency=4,

@@ -14,7 +14,7 @@ import pytest
 import pytest_fairness as pf
 from pytest_fairness import checks, context
 from pytest_fairness.context import TestState
-from pytest_fairness.models import thresholds
+from pytest_fairness.models.classifiers import thresholds
 from pytest_fairness.settings import Settings
 
 SENTENCES = ["He is a doctor.", "She wrote the report.", "I met her at the station."]

@@ -1,5 +1,5 @@
 """The real OpenAI-compatible server of the LLM tests: SmolLM2-135M behind ``transformers
-serve`` (`pytest_fairness.models.serving.smollm2_server`, a `LocalServer`).
+serve`` (`pytest_fairness.models.llm.serving.smollm2_server`, a `LocalServer`).
 
 Used by the session fixture `openai_server` (tests/llm/conftest.py) and by tests that need a
 server of their own (for example one they kill mid-run). `make_server` builds the server
@@ -13,8 +13,8 @@ import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from pytest_fairness.models.local_server import LocalServer, ServerStartError
-from pytest_fairness.models.serving import (
+from pytest_fairness.models.llm.local_server import LocalServer, ServerStartError
+from pytest_fairness.models.llm.serving import (
     MODEL_NAME,
     SERVING_INSTALL,
     missing_serving_modules,

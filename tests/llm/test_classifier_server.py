@@ -18,8 +18,8 @@ from _llm_server import LocalServer
 
 import pytest_fairness as pf
 from pytest_fairness import context as recording
-from pytest_fairness.models.base import SKIPPED_LABEL
-from pytest_fairness.models.chat_classifier import ChatClassifier, chat_classifier
+from pytest_fairness.models.classifiers.base import SKIPPED_LABEL
+from pytest_fairness.models.llm.chat_classifier import ChatClassifier, chat_classifier
 from pytest_fairness.settings import Settings
 
 TEMPLATE = ("Is the following sentence rude? Answer with one word, yes or no.\n\n"

@@ -33,14 +33,14 @@ from _llm_server import (
 )
 from _openai_stub import OpenAIStub, Reply
 
-from pytest_fairness.models.chat_classifier import chat_classifier
-from pytest_fairness.models.generation_cache import cached_generator
-from pytest_fairness.models.openai_api import (
+from pytest_fairness.models.llm.chat_classifier import chat_classifier
+from pytest_fairness.models.llm.generation_cache import cached_generator
+from pytest_fairness.models.llm.openai_api import (
     IncompleteGenerationError,
     OpenAIGenerator,
     openai_generator,
 )
-from pytest_fairness.models.serving import model_folder
+from pytest_fairness.models.llm.serving import model_folder
 
 PROMPTS = [f"Write one short sentence about person number {i}." for i in range(6)]
 

@@ -172,7 +172,7 @@ def test_a_server_that_prints_the_key_it_was_given_fails_to_start():
 #: Switches the protection off in the subprocess: the secret type shows its value and
 #: nothing is scrubbed. The key must then be found (the test can fail).
 UNPROTECTED = '''
-from pytest_fairness.models import local_server
+from pytest_fairness.models.llm import local_server
 from pytest_fairness.runtime import secrets
 
 secrets.Secret.__repr__ = lambda self: repr(self._value)

@@ -12,7 +12,7 @@ import pytest
 
 from pytest_fairness.errors import ConfigurationError, ModelCallError, ModelOutputError
 from pytest_fairness.models import as_model
-from pytest_fairness.models.answers import (
+from pytest_fairness.models.llm.answers import (
     REFUSAL_PHRASES,
     RefusalDetector,
     answer_similarity,
@@ -261,7 +261,7 @@ def test_minilm_missing_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> 
     import importlib.util
 
     from pytest_fairness.errors import MissingDependencyError
-    from pytest_fairness.models import answers
+    from pytest_fairness.models.llm import answers
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",

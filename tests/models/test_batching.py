@@ -152,7 +152,7 @@ def test_the_header_says_auto_unless_a_size_is_set(pytester: pytest.Pytester) ->
 
 
 def test_white_box_paths_keep_the_fixed_default_under_auto() -> None:
-    from pytest_fairness.models.whitebox import batch_size_or_run
+    from pytest_fairness.models.whitebox.base import batch_size_or_run
 
     with context.session_scope(context.SessionState(settings=Settings())), \
             context.test_scope(context.TestState(nodeid="t", settings=Settings())):

@@ -23,7 +23,7 @@ from pytest_fairness import context as recording
 from pytest_fairness.context import SessionState
 from pytest_fairness.context import TestState as _TestState
 from pytest_fairness.errors import ConfigurationError
-from pytest_fairness.models.cache import (
+from pytest_fairness.models.classifiers.cache import (
     CacheWarning,
     DiskCache,
     PredictionCache,
@@ -298,7 +298,7 @@ _WRITER = textwrap.dedent(
     """
     import sys
     import numpy as np
-    from pytest_fairness.models.cache import DiskCache
+    from pytest_fairness.models.classifiers.cache import DiskCache
 
     directory, worker = sys.argv[1], int(sys.argv[2])
     store = DiskCache(directory)
@@ -416,7 +416,7 @@ def test_xdist_workers_fill_one_cache_file(pytester: pytest.Pytester) -> None:
 
 
 def test_the_disk_key_reads_a_function_by_its_code() -> None:
-    from pytest_fairness.models.cache import Ident as _Ident
+    from pytest_fairness.models.classifiers.cache import Ident as _Ident
 
     def by_chars(t: str) -> int:
         return len(t)
@@ -434,7 +434,7 @@ def test_the_disk_key_reads_a_function_by_its_code() -> None:
 
 
 def test_the_disk_key_reads_a_tokenizer_by_source_and_vocabulary() -> None:
-    from pytest_fairness.models.cache import Ident as _Ident
+    from pytest_fairness.models.classifiers.cache import Ident as _Ident
 
     class Tokenizer:
         def __init__(self, source: str, size: int) -> None:

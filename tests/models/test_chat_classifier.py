@@ -17,15 +17,15 @@ from _openai_stub import OpenAIStub, Reply
 import pytest_fairness as pf
 from pytest_fairness import context as recording
 from pytest_fairness.errors import ConfigurationError, ModelCallError, ModelOutputError
-from pytest_fairness.models.base import SKIPPED_LABEL
-from pytest_fairness.models.chat_classifier import (
+from pytest_fairness.models.classifiers.base import SKIPPED_LABEL
+from pytest_fairness.models.llm.chat_classifier import (
     DEFAULT_TEMPLATE,
     ChatClassifier,
     ParseStats,
     chat_classifier,
     parse_label,
 )
-from pytest_fairness.models.openai_api import IncompleteGenerationError
+from pytest_fairness.models.llm.openai_api import IncompleteGenerationError
 from pytest_fairness.settings import Settings
 
 LABELS = ("no", "yes")

@@ -16,7 +16,7 @@ import pytest_fairness as pf
 from pytest_fairness.checks.generation import generation_bias, rescore
 from pytest_fairness.errors import ConfigurationError, MissingDependencyError, ModelOutputError
 from pytest_fairness.metrics import average_individual_fairness
-from pytest_fairness.models.generators import HFGenerator, TextGenerator, hf_generator
+from pytest_fairness.models.generators.base import HFGenerator, TextGenerator, hf_generator
 from pytest_fairness.resources import lexicon
 from pytest_fairness.resources.lexicon import CountingSentimentScorer, counting_sentiment
 
@@ -391,7 +391,7 @@ def test_common_random_numbers_couple_identical_distributions() -> None:
     """Two rows with the same next-token distribution and the same sample index pick the
     same token; different sample indices draw different uniforms."""
     torch = pytest.importorskip("torch")
-    from pytest_fairness.models.generators import _SeededSampler
+    from pytest_fairness.models.generators.base import _SeededSampler
 
     probs = torch.tensor([0.1, 0.2, 0.3, 0.4])
     rows = 4000

@@ -22,13 +22,13 @@ import pytest
 from _tiny_models import hf_word_tokenizer
 
 from pytest_fairness.errors import ConfigurationError, ModelCallError, ModelOutputError
-from pytest_fairness.models.cache import CacheWarning, cache_file
-from pytest_fairness.models.generation_cache import (
+from pytest_fairness.models.classifiers.cache import CacheWarning, cache_file
+from pytest_fairness.models.generators.base import HFGenerator, sample_continuations
+from pytest_fairness.models.llm.generation_cache import (
     CachedGenerator,
     cached_generator,
     sample_seed,
 )
-from pytest_fairness.models.generators import HFGenerator, sample_continuations
 
 SENTINEL = "sk-SENTINEL-0123456789-never-stored"
 PROMPTS = ["he is a doctor", "she is a doctor", "they are a doctor"]
@@ -376,7 +376,7 @@ def test_a_file_of_another_schema_is_not_used(tmp_path: Path) -> None:
 _READ_ONLY_CHILD = textwrap.dedent(
     """
     import json, sys, warnings
-    from pytest_fairness.models.generation_cache import cached_generator
+    from pytest_fairness.models.llm.generation_cache import cached_generator
 
     calls = []
     def gen(prompt, n, seed):

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from _tiny_models import hf_word_tokenizer
 
-from pytest_fairness.models import generators
+from pytest_fairness.models.generators import base as generators
 from pytest_fairness.runtime import progress as prog
 
 WORDS = ["<pad>", "<unk>", "<eos>", "people", "from", "italy", "syria", "are", "good", "bad",

@@ -28,15 +28,15 @@ from pytest_fairness.models import (
     generator_families,
     register_generator_family,
 )
-from pytest_fairness.models.generation_cache import CachedGenerator
-from pytest_fairness.models.generator_families import (
+from pytest_fairness.models.generators.base import HFGenerator, TextGenerator
+from pytest_fairness.models.generators.families import (
     BUILTIN_GENERATOR_FAMILIES,
     accepted_generators,
     generator_family_of,
 )
-from pytest_fairness.models.generators import HFGenerator, TextGenerator
-from pytest_fairness.models.local_server import LocalServer
-from pytest_fairness.models.openai_api import OpenAIGenerator
+from pytest_fairness.models.llm.generation_cache import CachedGenerator
+from pytest_fairness.models.llm.local_server import LocalServer
+from pytest_fairness.models.llm.openai_api import OpenAIGenerator
 from pytest_fairness.perturb.dictionary import DictionaryKind
 from pytest_fairness.resources.lexicon import CountingSentimentScorer
 

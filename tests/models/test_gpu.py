@@ -18,7 +18,7 @@ import pytest
 from _tiny_models import WordTokenizer, build_bag_of_words, build_tiny_bert
 
 import pytest_fairness as pf
-from pytest_fairness.models.gradients import prediction_sensitivity
+from pytest_fairness.analysis.gradients import prediction_sensitivity
 
 HAVE_TORCH = all(importlib.util.find_spec(m) is not None for m in ("torch", "transformers"))
 needs_torch = pytest.mark.skipif(not HAVE_TORCH, reason="torch and transformers not installed")

@@ -12,7 +12,7 @@ from _tiny_models import hf_word_tokenizer
 
 from pytest_fairness.errors import ConfigurationError
 from pytest_fairness.models.checks import check_stop
-from pytest_fairness.models.generators import HFGenerator, hf_generator
+from pytest_fairness.models.generators.base import HFGenerator, hf_generator
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -164,7 +164,7 @@ def test_stop_is_validated_like_openai_generator(random_lm: tuple[Any, Any]) -> 
 
 def test_openai_generator_uses_the_same_stop_check() -> None:
     pytest.importorskip("httpx")
-    from pytest_fairness.models import openai_api
+    from pytest_fairness.models.llm import openai_api
 
     assert openai_api._check_stop is check_stop
 

@@ -1,4 +1,4 @@
-"""Language-model likelihoods (`pytest_fairness.models.likelihood`).
+"""Language-model likelihoods (`pytest_fairness.models.whitebox.likelihood`).
 
 Unit tests use a tiny seeded GPT-2 with a byte-level BPE tokenizer trained here and a tiny
 seeded BERT with a word-level vocabulary written to a temporary folder (nothing is
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from pytest_fairness.errors import ConfigurationError, MissingDependencyError, ModelOutputError
-from pytest_fairness.models import likelihood
-from pytest_fairness.models.likelihood import (
+from pytest_fairness.models.whitebox import likelihood
+from pytest_fairness.models.whitebox.likelihood import (
     CausalLM,
     LikelihoodModel,
     MaskedLM,

@@ -20,14 +20,14 @@ sys.path.append(str(Path(__file__).resolve().parent))
 
 import pytest_fairness as pf
 from pytest_fairness.errors import ConfigurationError, ModelCallError
-from pytest_fairness.models.generation_cache import cached_generator
-from pytest_fairness.models.local_server import (
+from pytest_fairness.models.llm.generation_cache import cached_generator
+from pytest_fairness.models.llm.local_server import (
     LocalServer,
     ServerStartError,
     free_port,
     local_server,
 )
-from pytest_fairness.models.openai_api import openai_generator
+from pytest_fairness.models.llm.openai_api import openai_generator
 from pytest_fairness.runtime.printable import unsafe
 
 
@@ -232,7 +232,7 @@ def test_the_key_variable_comes_from_the_server_unless_given(
     assert openai_generator(keyed).api_key_env == "LOCAL_KEY"
     assert openai_generator(plain, api_key_env="MINE").api_key_env == "MINE"
     assert openai_generator("http://127.0.0.1:9/v1", "m").api_key_env == "OPENAI_API_KEY"
-    from pytest_fairness.models.chat_classifier import chat_classifier
+    from pytest_fairness.models.llm.chat_classifier import chat_classifier
 
     classifier = chat_classifier(plain, ("no", "yes"))
     assert "sk-not-for" not in repr(classifier)
@@ -274,7 +274,7 @@ def test_a_server_that_dies_after_starting_is_not_restarted_silently(tmp_path: P
 
 def test_an_interrupted_wait_stops_the_process(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_fairness.models import openai_api
+    from pytest_fairness.models.llm import local_server
 
     seen: list[int] = []
 
@@ -285,7 +285,7 @@ def test_an_interrupted_wait_stops_the_process(tmp_path: Path,
         seen.append(1)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(openai_api, "wait_until_ready", interrupted)
+    monkeypatch.setattr(local_server, "wait_until_ready", interrupted)
     server = _http_server(tmp_path)
     with pytest.raises(KeyboardInterrupt):
         server.start()

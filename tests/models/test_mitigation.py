@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import pytest_fairness as pf
 from pytest_fairness import checks as A
 from pytest_fairness import context as recording
-from pytest_fairness.models import mitigation as M
+from pytest_fairness.analysis import mitigation as M
 from pytest_fairness.perturb.kinds import KIND_REGISTRY, MT_NLP, get_kind
 from pytest_fairness.perturb.mutations import MutationsKind
 from pytest_fairness.resources.knowledge import InMemoryGraph

@@ -18,8 +18,8 @@ from _openai_stub import OpenAIStub, Reply
 
 import pytest_fairness as pf
 from pytest_fairness.errors import ConfigurationError, ModelCallError, ModelOutputError
-from pytest_fairness.models.generators import TextGenerator, sample_continuations
-from pytest_fairness.models.openai_api import (
+from pytest_fairness.models.generators.base import TextGenerator, sample_continuations
+from pytest_fairness.models.llm.openai_api import (
     BudgetExhaustedError,
     IncompleteGenerationError,
     OpenAIGenerator,
@@ -432,7 +432,7 @@ def test_the_generation_cache_keeps_what_a_budget_stopped_run_answered(
 ) -> None:
     """The client and the cache together: a run stopped by its request budget keeps the
     answered prompts on disk, and the rerun asks the server only for the others."""
-    from pytest_fairness.models.generation_cache import cached_generator
+    from pytest_fairness.models.llm.generation_cache import cached_generator
 
     prompts = [f"p{i}" for i in range(5)]
     gen, _ = make(stub, concurrency=1, max_requests=3)

@@ -15,7 +15,7 @@ import pytest
 
 import pytest_fairness as pf
 from pytest_fairness.errors import ConfigurationError, MissingDependencyError, ModelCallError
-from pytest_fairness.models.distributed import RayError, RayWorkerWarning, terminal_safe
+from pytest_fairness.models.classifiers.distributed import RayError, RayWorkerWarning, terminal_safe
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
 
@@ -156,7 +156,7 @@ def toxicity(texts):
 ''')
     pytester.makepyfile(test_suite='''
 import pytest_fairness as pf
-from pytest_fairness.models.distributed import RayModel
+from pytest_fairness.models.classifiers.distributed import RayModel
 
 def test_scores_on_ray(fairness_model):
     assert isinstance(fairness_model, RayModel)

@@ -15,9 +15,12 @@ import pytest
 from _tiny_models import WordTokenizer, build_bag_of_words, build_tiny_bert
 
 import pytest_fairness as pf
+from pytest_fairness.analysis.gradients import prediction_sensitivity
 from pytest_fairness.errors import ConfigurationError
-from pytest_fairness.models.gradients import prediction_sensitivity
-from pytest_fairness.models.protected import ProtectedStatusModel, train_protected_status_model
+from pytest_fairness.models.whitebox.protected import (
+    ProtectedStatusModel,
+    train_protected_status_model,
+)
 
 if TYPE_CHECKING:
     import torch

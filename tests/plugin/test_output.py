@@ -142,7 +142,7 @@ def test_progress_leaves_pytests_rows_as_they_are(pytester: pytest.Pytester,
 GENERATION_SUITE = '''
 import time
 import pytest_fairness as pf
-from pytest_fairness.models.generators import sample_continuations
+from pytest_fairness.models.generators.base import sample_continuations
 
 class Slow:
     def __call__(self, prompt, n, seed):

@@ -32,8 +32,8 @@ from pytest_fairness.errors import (
     ModelOutputError,
 )
 from pytest_fairness.models import GeneratorFamily, ModelFamily
-from pytest_fairness.models.families import MODEL_FAMILIES
-from pytest_fairness.models.generator_families import GENERATOR_FAMILIES
+from pytest_fairness.models.classifiers.families import MODEL_FAMILIES
+from pytest_fairness.models.generators.families import GENERATOR_FAMILIES
 from pytest_fairness.perturb import PerturbationKind
 from pytest_fairness.perturb.coerce import perturbation_from_texts
 from pytest_fairness.perturb.kinds import KIND_REGISTRY

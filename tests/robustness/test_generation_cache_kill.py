@@ -29,7 +29,7 @@ sys.path.append(str(Path(__file__).resolve().parents[1] / "models"))
 
 from _openai_stub import OpenAIStub
 
-from pytest_fairness.models.cache import cache_file
+from pytest_fairness.models.classifiers.cache import cache_file
 
 ROOT = Path(__file__).resolve().parents[2]
 CONCURRENCY = 4
@@ -38,8 +38,8 @@ CONCURRENCY = 4
 #: one is named), asks for every prompt's sample 0, and prints what it got as JSON.
 CHILD = r"""
 import json, os, sys, time
-from pytest_fairness.models.generation_cache import cached_generator
-from pytest_fairness.models.openai_api import openai_generator
+from pytest_fairness.models.llm.generation_cache import cached_generator
+from pytest_fairness.models.llm.openai_api import openai_generator
 
 url, directory, count, go, concurrency = sys.argv[1:6]
 prompts = [f"prompt {i}" for i in range(int(count))]
@@ -116,7 +116,7 @@ def test_processes_on_one_cache_share_the_work(stub: OpenAIStub, tmp_path: Path,
 
 
 def _fingerprint(stub: OpenAIStub) -> str:
-    from pytest_fairness.models.openai_api import openai_generator
+    from pytest_fairness.models.llm.openai_api import openai_generator
 
     gen = openai_generator(stub.url, "stub-model", api_key_env=None,
                            concurrency=CONCURRENCY, retries=0, timeout=60.0, max_tokens=8)

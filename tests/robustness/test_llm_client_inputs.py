@@ -32,7 +32,7 @@ sys.path.append(str(Path(__file__).resolve().parents[1] / "models"))
 from _openai_stub import OpenAIStub, Reply
 
 from pytest_fairness.errors import ConfigurationError, ModelCallError, ModelOutputError
-from pytest_fairness.models.openai_api import (
+from pytest_fairness.models.llm.openai_api import (
     IncompleteGenerationError,
     ResponseTooLargeError,
     RetryWaitError,

@@ -26,20 +26,20 @@ import pytest
 from _bounded import refused, time_limit
 
 import pytest_fairness as pf
+from pytest_fairness.analysis import mitigation as M
+from pytest_fairness.analysis.gradients import prediction_sensitivity
 from pytest_fairness.errors import ConfigurationError, ModelCallError, ModelOutputError
-from pytest_fairness.models import mitigation as M
-from pytest_fairness.models.cache import (
+from pytest_fairness.models.checks import MAX_BACKOFF
+from pytest_fairness.models.classifiers.cache import (
     CacheWarning,
     DiskCache,
     PredictionCache,
     cache_file,
     close_disk_caches,
 )
-from pytest_fairness.models.checks import MAX_BACKOFF
-from pytest_fairness.models.generators import HFGenerator
-from pytest_fairness.models.gradients import prediction_sensitivity
-from pytest_fairness.models.remote import RemoteModel
-from pytest_fairness.models.thresholds import decision_threshold, score_threshold
+from pytest_fairness.models.classifiers.remote import RemoteModel
+from pytest_fairness.models.classifiers.thresholds import decision_threshold, score_threshold
+from pytest_fairness.models.generators.base import HFGenerator
 from pytest_fairness.plugin.loading import load_object
 
 NAN, INF = float("nan"), float("inf")
@@ -625,7 +625,7 @@ def test_a_read_only_store_never_writes(tmp_path: Path, monkeypatch: pytest.Monk
     model.score(TEXTS)
     close_disk_caches()
     path = cache_file(tmp_path, "fp")
-    monkeypatch.setattr("pytest_fairness.models.cache._writable", lambda p: False)
+    monkeypatch.setattr("pytest_fairness.models.classifiers.cache._writable", lambda p: False)
     before = path.read_bytes()
     store = DiskCache(path)
     assert store.read_only
