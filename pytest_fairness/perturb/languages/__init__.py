@@ -35,11 +35,14 @@ __all__ = [
     "French",
     "GenderSwapFrKind",
     "Language",
+    "french_names",
     "get_language",
     "kind_for",
     "language_codes",
+    "name_perturbations",
     "register_language",
     "swap_gender",
+    "swap_genders",
 ]
 
 #: The language of every perturbation that is not given one.
@@ -96,6 +99,13 @@ class Language:
     def names(self, gender: str, n: int | None = None) -> list[str]:
         """First names of `gender` ("female" / "male") for this language."""
         raise ConfigurationError(f"the language {self.code!r} has no name lists")
+
+    def name_perturbations(self, doc: Any, names: list[tuple[str, str]]
+                           ) -> list[Perturbation]:
+        """Each personal pronoun anchor of `doc` replaced by each (name, gender)."""
+        raise ConfigurationError(
+            f"the language {self.code!r} has no name perturbation at anchors; use "
+            "pytest_fairness.perturb.names for English")
 
 
 class English(Language):
@@ -167,6 +177,12 @@ class French(Language):
 
     def names(self, gender: str, n: int | None = None) -> list[str]:
         return french_names(gender, n)
+
+    def name_perturbations(self, doc: Any, names: list[tuple[str, str]]
+                           ) -> list[Perturbation]:
+        from .french import name_at_anchors
+
+        return name_at_anchors(doc, names)
 
 
 @functools.lru_cache(maxsize=2)
@@ -314,6 +330,16 @@ def _kind_names() -> tuple[str, ...]:
     return kind_names()
 
 
+def _pipeline(language: Language, nlp: Any) -> Any:
+    if nlp is None:
+        return language.nlp()
+    if isinstance(nlp, str):
+        from ...resources.nlp import load
+
+        return load(nlp)
+    return nlp
+
+
 def swap_gender(text: str, lang: str | Language = DEFAULT_LANGUAGE, nlp: Any = None
                 ) -> Perturbation | None:
     """The gender counterfactual of `text` in language `lang` ("fr": with agreement), or
@@ -322,8 +348,49 @@ def swap_gender(text: str, lang: str | Language = DEFAULT_LANGUAGE, nlp: Any = N
     language = get_language(lang)
     from ...resources.nlp import disabled, parse
 
-    pipeline = language.nlp() if nlp is None else nlp
+    pipeline = _pipeline(language, nlp)
     return language.swap(parse(pipeline, text, disable=disabled(pipeline)))
+
+
+def name_perturbations(text: str, lang: str | Language = "fr", *,
+                       names: Sequence[tuple[str, str]] | None = None, n: int = 5,
+                       nlp: Any = None) -> list[Perturbation]:
+    """PSA's name perturbations of `text` in language `lang`: each personal pronoun anchor
+    (never an impersonal il) replaced by each name, with the agreement of the name's
+    gender ("Elle est partie." -> "Jean est parti."). `names` are (name, "female" |
+    "male") pairs; by default the first `n` female and `n` male names of the language
+    (`Language.names`)."""
+    check_text(text, "text")
+    language = get_language(lang)
+    if names is None:
+        n = check_int(n, "n", minimum=1)
+        chosen = [(name, "female") for name in language.names("female", n)] + [
+            (name, "male") for name in language.names("male", n)]
+    else:
+        chosen = _check_named(names)
+    from ...resources.nlp import disabled, parse
+
+    pipeline = _pipeline(language, nlp)
+    return language.name_perturbations(parse(pipeline, text, disable=disabled(pipeline)),
+                                       chosen)
+
+
+def _check_named(names: object) -> list[tuple[str, str]]:
+    if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+        raise ConfigurationError(
+            f"names must be (name, gender) pairs, got {type(names).__name__}; pass e.g. "
+            "[('Marie', 'female'), ('Jean', 'male')]")
+    out: list[tuple[str, str]] = []
+    for k, item in enumerate(names):
+        if (not isinstance(item, tuple) or len(item) != 2 or not isinstance(item[0], str)
+                or not item[0].strip() or item[1] not in ("female", "male")):
+            raise ConfigurationError(
+                f"names[{k}] must be a (name, 'female' | 'male') pair with a non-empty "
+                f"name, got {item!r:.60}; pass e.g. ('Marie', 'female')")
+        out.append((item[0], item[1]))
+    if not out:
+        raise ConfigurationError("names is empty; give at least one (name, gender) pair")
+    return out
 
 
 def swap_genders(texts: Sequence[str], lang: str | Language = DEFAULT_LANGUAGE,
@@ -333,7 +400,7 @@ def swap_genders(texts: Sequence[str], lang: str | Language = DEFAULT_LANGUAGE,
     language = get_language(lang)
     from ...resources.nlp import disabled, parse_many
 
-    pipeline = language.nlp() if nlp is None else nlp
+    pipeline = _pipeline(language, nlp)
     return [None if doc is None else language.swap(doc)
             for doc in parse_many(pipeline, items, batch_size=256,
                                       disable=disabled(pipeline))]

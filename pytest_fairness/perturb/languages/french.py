@@ -34,7 +34,7 @@ from ...resources.french import elides, feminine, lexicon, masculine, plural
 from ...types import Perturbation
 from .._edit import Edit, apply_casing, apply_edits, casing_of
 
-__all__ = ["french_swap", "is_impersonal"]
+__all__ = ["french_swap", "is_impersonal", "name_at_anchors"]
 
 _OPPOSITE = {"male": "female", "female": "male"}
 _SUBJECT = {"il": ("male", "sing"), "elle": ("female", "sing"), "ils": ("male", "plur"),
@@ -60,8 +60,11 @@ _SKIP = frozenset({
     "soudain", "hier", "aujourd'hui", "demain", "certainement", "probablement", "sûrement",
     "particulièrement", "extrêmement", "complètement", "totalement", "plutôt", "beaucoup",
     "fort", "un", "moins", "autant", "aussitôt", "ensemble", "ici", "là",
-    "dehors", "tard", "tôt", "longtemps", "maintenant", "ailleurs",
+    "dehors", "tard", "tôt", "longtemps", "maintenant", "ailleurs", "lui-même", "elle-même",
+    "eux-mêmes", "elles-mêmes",
 })
+_INTENSIFIERS = frozenset({"très", "si", "plus", "moins", "trop", "assez", "vraiment",
+                           "tellement", "fort", "bien", "aussi", "particulièrement"})
 _ETRE = frozenset({
     "est", "sont", "était", "étaient", "sera", "seront", "serait", "seraient", "fut",
     "furent", "soit", "soient", "suis", "es", "sommes", "êtes", "étais", "étions", "étiez",
@@ -232,6 +235,19 @@ def _is_agreeing(token: Any) -> bool:
     return False
 
 
+def _is_predicative(token: Any) -> bool:
+    """`_is_agreeing`, or right after être: any word that looks like a past participle
+    whatever its tag (spaCy tags "poli" in "il est très poli" as a finite verb)."""
+    if _is_agreeing(token):
+        return True
+    low = _low(token)
+    lex = lexicon()
+    return (token.is_alpha and low not in _NOT_AGREEING and low not in lex.nouns
+            and low not in lex.epicene and low not in lex.fixed
+            and token.pos_ in ("VERB", "ADJ", "NOUN", "ADV", "ADP")
+            and _PARTICIPLE.search(low) is not None)
+
+
 def _word_edit(token: Any, new: str) -> Edit | None:
     new = apply_casing(new, casing_of(token.text)) if new.lower() == new else new
     if new == token.text:
@@ -260,14 +276,27 @@ class _Swap:
 
     # -------------------------------------------------------- agreement of a predicate
 
-    def agreeing_run(self, k: int, gender: str, number: str) -> int:
+    def agreeing_run(self, k: int, gender: str, number: str, *,
+                     predicative: bool = False) -> int:
         """Inflect the adjectives / participles starting at `k` (coordinated ones
-        included); the index after them."""
+        included; `predicative`: right after être, `_is_predicative`); the index after
+        them."""
         doc, n = self.doc, len(self.doc)
+        test = _is_predicative if predicative else _is_agreeing
         while k < n:
             while k < n and self.lows[k] in _SKIP and self.lows[k] not in ("un",):
                 k += 1
-            if k >= n or not _is_agreeing(doc[k]) or k in self.new_words:
+            if k < n and predicative and self.lows[k] in ("le", "la", "un", "une"):
+                adj = k + 1
+                while adj < n and self.lows[adj] in ("plus", "moins"):
+                    adj += 1
+                if adj < n and _is_agreeing(doc[adj]) and (
+                        adj + 1 >= n or doc[adj + 1].is_punct or self.lows[adj + 1] in (
+                            "de", "d'", "du", "des")):
+                    self.put(adj, agree(doc[adj].text, gender, number))
+                    self.determiner(k, gender, number)  # il est le meilleur
+                    return adj + 1
+            if k >= n or not test(doc[k]) or k in self.new_words:
                 return k
             self.put(k, agree(doc[k].text, gender, number))
             k += 1
@@ -275,7 +304,7 @@ class _Swap:
                 after = k + 1
                 while after < n and self.lows[after] in _SKIP:
                     after += 1
-                if after < n and _is_agreeing(doc[after]) and after not in self.new_words:
+                if after < n and test(doc[after]) and after not in self.new_words:
                     k = after
                     continue
             return k
@@ -304,7 +333,7 @@ class _Swap:
             k += 1
             while k < n and self.lows[k] in _SKIP:
                 k += 1
-        self.agreeing_run(k, gender, number)
+        self.agreeing_run(k, gender, number, predicative=True)
 
     def relative(self, j: int, gender: str, number: str) -> None:
         """A relative clause after a swapped noun ("qui est venue", "que j'ai vue"), and
@@ -341,13 +370,20 @@ class _Swap:
                 adjectives.append(left)
             left -= 1
         right = i + 1
-        right = self.agreeing_run(right, gender, number) if right < len(doc) and (
-            doc[right].pos_ in ("ADJ",) or lows[right] in lexicon().adjectives) else right
+        after = right
+        while after < len(doc) and lows[after] in _INTENSIFIERS:
+            after += 1
+        if after < len(doc) and (doc[after].pos_ == "ADJ" or lows[after] in lexicon().adjectives):
+            right = self.agreeing_run(right, gender, number)
         for k in sorted(adjectives, reverse=True):
             nxt = self.word_at(k + 1)
             self.put(k, agree(doc[k].text, gender, number, before_vowel=elides(nxt)))
         if left >= 0 and lows[left] in _DETERMINERS:
             self.determiner(left, gender, number)
+        elif left >= 1 and lows[left] in ("les", "ces", "mes", "tes", "ses", "nos", "vos",
+                                          "leurs") and lows[left - 1] in ("tous", "toutes"):
+            self.put(left - 1, "toutes" if gender == "female" else "tous")
+            left -= 1
         self.relative(right, gender, number)
         subject = left < 0 or lows[left - 1] not in _PREPOSITIONS | {"au", "du"} if left >= 0 \
             else True
@@ -563,3 +599,34 @@ def french_swap(doc: Any) -> Perturbation | None:
     to_group = _OPPOSITE[from_group] if from_group is not None else None
     return apply_edits(doc.text, list(swap.edits.values()), kind="gender_swap",
                        attribute="gender", from_group=from_group, to_group=to_group)
+
+
+def name_at_anchors(doc: Any, names: list[tuple[str, str]]) -> list[Perturbation]:
+    """Each personal subject or stressed pronoun of `doc` (il, elle, lui after a
+    preposition; never an impersonal il, nor an inverted -il) replaced by each of `names`
+    (name, "female" / "male"), with the agreement of that name's gender: "Il est content."
+    -> "Marie est contente." The perturbations have kind "names", `to_group` the name's
+    gender and `from_group` the pronoun's."""
+    lows = [_low(t) for t in doc]
+    found: list[Perturbation] = []
+    for i, low in enumerate(lows):
+        stressed = low in ("lui", "elle") and _stressed(_Swap(doc), i)
+        if low == "il" and is_impersonal(doc, i):
+            continue
+        if low not in ("il", "elle") and not stressed:
+            continue
+        if low == "lui" and not stressed:
+            continue
+        source = "female" if low == "elle" else "male"
+        for name, gender in names:
+            swap = _Swap(doc)
+            token = doc[i]
+            swap.edits[i] = Edit(token.idx, token.idx + len(token.text), name)
+            swap.new_words[i] = name.lower()
+            if i > 0 and lows[i - 1] in ("qu'", "que", "d'", "de"):
+                _elide_before(swap, i - 1, name)
+            if not stressed:
+                swap.predicate(i + 1, gender, "sing")
+            found.append(apply_edits(doc.text, list(swap.edits.values()), kind="names",
+                                     attribute="gender", from_group=source, to_group=gender))
+    return found
