@@ -8,8 +8,9 @@ sentences of about the same length (English has no gendered word in "It is raini
 the singer is happy.", French has: one template in six). Each language is timed end to
 end (its own spaCy pipeline's parse without the entity recogniser, then the swap:
 `perturb.gender_swaps` for English, `perturb.languages.swap_genders(lang="fr")` for
-French), best of three runs after a warm-up, and the parse alone is timed too, so the
-rules' own cost shows (``*_rules_ms``).
+French), and the parse alone, so the rules' own cost shows (``*_rules_ms``): the best
+of five rounds in which the four timings take turns (a change of the machine's load
+touches all of them), after a warm-up.
 
 Run::
 
@@ -63,13 +64,16 @@ def sentences(n: int) -> tuple[list[str], list[str]]:
     raise AssertionError("unreachable")
 
 
-def best_of(runs: int, work: Callable[[], object]) -> float:
-    times = []
+def interleaved(runs: int, works: list[Callable[[], object]]) -> list[float]:
+    """The best time of each of `works` over `runs` rounds, the works taking turns in
+    each round, so that a change in the machine's load touches them all alike."""
+    best = [float("inf")] * len(works)
     for _ in range(runs):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        for k, work in enumerate(works):
+            start = time.perf_counter()
+            work()
+            best[k] = min(best[k], time.perf_counter() - start)
+    return best
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,12 +97,12 @@ def main(argv: list[str] | None = None) -> int:
 
     en_swapped = gender_swaps(english, nlp=en_nlp)
     fr_swapped = swap_genders(french, "fr", fr_nlp)
-    en_s = best_of(3, lambda: gender_swaps(english, nlp=en_nlp))
-    fr_s = best_of(3, lambda: swap_genders(french, "fr", fr_nlp))
-    en_parse = best_of(3, lambda: list(en_nlp.pipe(english, batch_size=256,
-                                                   disable=disabled(en_nlp))))
-    fr_parse = best_of(3, lambda: list(fr_nlp.pipe(french, batch_size=256,
-                                                   disable=disabled(fr_nlp))))
+    en_s, fr_s, en_parse, fr_parse = interleaved(5, [
+        lambda: gender_swaps(english, nlp=en_nlp),
+        lambda: swap_genders(french, "fr", fr_nlp),
+        lambda: list(en_nlp.pipe(english, batch_size=256, disable=disabled(en_nlp))),
+        lambda: list(fr_nlp.pipe(french, batch_size=256, disable=disabled(fr_nlp))),
+    ])
     ratio = fr_s / en_s
     figures: dict[str, object] = {
         "sentences_per_language": n,

@@ -385,9 +385,7 @@ class _Swap:
             self.put(left - 1, "toutes" if gender == "female" else "tous")
             left -= 1
         self.relative(right, gender, number)
-        subject = left < 0 or lows[left - 1] not in _PREPOSITIONS | {"au", "du"} if left >= 0 \
-            else True
-        if subject:
+        if left <= 0 or lows[left - 1] not in _PREPOSITIONS | {"au", "du"}:
             self.predicate(right, gender, number)
 
     def determiner(self, d: int, gender: str, number: str) -> None:
