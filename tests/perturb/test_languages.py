@@ -220,3 +220,50 @@ def test_the_gender_strategy_refuses_what_french_lacks() -> None:
         pf.strategies.gender_counterfactuals(FRENCH_CORPUS, "neutral", lang="fr")
     with pytest.raises(ConfigurationError, match="no language called 'de'"):
         pf.strategies.gender_counterfactuals(FRENCH_CORPUS, lang="de")
+
+
+# Hand-written sentences outside the gold frames (what the held-out set is like).
+HAND_WRITTEN = [
+    ("Mon père est un homme très généreux.", "Ma mère est une femme très généreuse."),
+    ("La reine est arrivée au palais avec sa fille.",
+     "Le roi est arrivé au palais avec son fils."),
+    ("Elle a été élue présidente l'année dernière.",
+     "Il a été élu président l'année dernière."),
+    ("Le boulanger et sa femme sont partis en vacances.",
+     "La boulangère et son mari sont partis en vacances."),
+    ("Elle est devenue une grande actrice.", "Il est devenu un grand acteur."),
+    ("Ce garçon est très poli.", "Cette fille est très polie."),
+    ("Il pleuvait quand elle est arrivée.", "Il pleuvait quand il est arrivé."),
+    ("La chanteuse que nous avons entendue était formidable.",
+     "Le chanteur que nous avons entendu était formidable."),
+    ("Il s'est marié avec une Italienne.", "Elle s'est mariée avec un Italien."),
+    ("Cet étudiant est le meilleur de sa classe.",
+     "Cette étudiante est la meilleure de sa classe."),
+    ("Le directeur lui-même est venu.", "La directrice elle-même est venue."),
+    ("Il est plus grand qu'elle.", "Elle est plus grande que lui."),
+    ("Elle pense qu'il est parti.", "Il pense qu'elle est partie."),
+    ("Tous les étudiants sont partis.", "Toutes les étudiantes sont parties."),
+    ("Elles sont toutes parties.", "Ils sont tous partis."),
+    ("La grand-mère de Paul est très âgée.", "Le grand-père de Paul est très âgé."),
+    ("Le serveur est-il arrivé ?", "La serveuse est-elle arrivée ?"),
+    ("Elle se sent seule.", "Il se sent seul."),
+    ("Il m'a semblé content.", "Elle m'a semblé contente."),
+    ("La boulangère et le boucher sont mariés.", "Le boulanger et la bouchère sont mariés."),
+    ("La reine et la princesse sont arrivées.", "Le roi et le prince sont arrivés."),
+    ("Je l'ai trouvée très belle.", "Je l'ai trouvé très beau."),
+    ("Le copain de ma sœur est gentil.", "La copine de mon frère est gentille."),
+    ("Une vieille dame est assise sur le banc.", "Un vieux monsieur est assis sur le banc."),
+    ("J'ai rencontré un bel homme.", "J'ai rencontré une belle femme."),
+    ("Il est français.", "Elle est française."),
+    ("Madame Martin est prête.", "Monsieur Martin est prêt."),
+    ("Mademoiselle Martin est prête.", "Monsieur Martin est prêt."),
+    ("Il est grand temps de partir.", None),
+    ("Je le sais bien.", None),
+    ("Je lui parle souvent.", None),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), HAND_WRITTEN)
+def test_hand_written_sentences(text: str, expected: str | None) -> None:
+    swapped = swap_gender(text, lang="fr")
+    assert (None if swapped is None else swapped.perturbed) == expected

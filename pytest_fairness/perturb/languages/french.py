@@ -73,11 +73,36 @@ _ETRE = frozenset({
     "devient", "deviennent", "devenait", "deviendra", "reste", "restent", "restait",
     "restera", "demeure", "demeurent", "demeurait", "sembla", "devint", "resta",
 })
+# Verbs that take an agreeing attribute when reflexive: elle se sent seule.
+_REFLEXIVE_COPULAS = frozenset({
+    "sent", "sens", "sentait", "sentent", "sentaient", "croit", "crois", "croyait",
+    "montre", "montrait", "montrent", "révèle", "révélait", "trouve", "trouvait",
+    "trouvent", "déclare", "déclarait", "considère", "considérait", "dit", "disait",
+    "sentira", "sentirait", "sentit",
+})
 _COPULAR_PARTICIPLES = frozenset({"devenu", "resté", "demeuré", "été", "redevenu"})
 _AVOIR = frozenset({
     "ai", "as", "a", "avons", "avez", "ont", "avais", "avait", "avions", "aviez",
     "avaient", "aura", "auront", "aurait", "auraient", "eut", "eurent", "ait", "aient",
     "avoir", "aurai", "auras",
+})
+# Verbs whose object "le" is mostly the neuter pronoun (je le sais: it), never swapped.
+_NEUTER_LE_VERBS = frozenset({
+    "sais", "sait", "savons", "savez", "savent", "savais", "savait", "pense", "penses",
+    "pensons", "pensez", "pensent", "pensais", "pensait", "crois", "croit", "croyons",
+    "croyez", "croient", "croyais", "croyait", "dis", "dit", "disons", "dites", "disent",
+    "disais", "disait", "fais", "fait", "faisons", "faites", "font", "faisais", "faisait",
+    "ferai", "fera", "veux", "veut", "voulons", "voulez", "veulent", "peux", "peut",
+    "pouvons", "pouvez", "peuvent", "comprends", "comprend", "ignore", "ignorais",
+    "espère", "espérais", "répète", "mérite", "méritait", "savoir", "dire", "faire",
+    "faut", "fallait", "sera", "serait", "est", "était", "devient", "deviendra",
+})
+# Plural forms of être, avoir and the copulas: a plural subject ("la mère et la tante").
+_PLURAL_VERBS = frozenset({
+    "sont", "étaient", "seront", "seraient", "furent", "soient", "sommes", "êtes",
+    "semblent", "semblaient", "paraissent", "deviennent", "devenaient", "restent",
+    "restaient", "demeurent", "ont", "avaient", "auront", "auraient", "eurent", "aient",
+    "sentent", "sentaient", "croient", "montrent", "trouvent", "avons", "avez",
 })
 _COORD = frozenset({"et", ",", "ou", "mais", "ni"})
 _DEFINITE = frozenset({"le", "la", "l'"})
@@ -264,6 +289,7 @@ class _Swap:
         self.edits: dict[int, Edit] = {}
         self.new_words: dict[int, str] = {}
         self.sources: set[str] = set()
+        self.np_gender: str | None = None
 
     def put(self, i: int, new: str) -> None:
         edit = _word_edit(self.doc[i], new)
@@ -319,12 +345,19 @@ class _Swap:
         if k >= n:
             return
         word = self.lows[k]
-        if word in _AVOIR and k + 1 < n and self.lows[k + 1] == "été":
+        verb = word
+        if word in _AVOIR and k + 1 < n and self.lows[k + 1] in ("été", "semblé", "paru"):
             k += 2
-        elif word in _ETRE:
+        elif word in _ETRE or (word in _REFLEXIVE_COPULAS and k > 0
+                                and self.lows[k - 1] in ("se", "s'")):
             k += 1
         else:
             return
+        if verb in _PLURAL_VERBS:
+            number = "plur"  # coordinated subjects: la mère et la tante sont venues
+        while k < n and self.lows[k] in ("tous", "toutes"):
+            self.put(k, "toutes" if gender == "female" else "tous")
+            k += 1
         while k < n and self.lows[k] in _SKIP:
             k += 1
         while k < n and self.lows[k].rstrip("es") in _COPULAR_PARTICIPLES | {"devenu"[:-1]}:
@@ -386,7 +419,27 @@ class _Swap:
             left -= 1
         self.relative(right, gender, number)
         if left <= 0 or lows[left - 1] not in _PREPOSITIONS | {"au", "du"}:
-            self.predicate(right, gender, number)
+            if left >= 1 and lows[left - 1] == "et":  # le roi et la reine sont venus
+                number = "plur"
+                if self.np_gender == "male":
+                    gender = "male"
+            self.np_gender = gender
+            self.predicate(self.after_complement(right), gender, number)
+        else:
+            self.np_gender = gender
+
+    def after_complement(self, j: int) -> int:
+        """The index after a noun complement starting at `j` ("de Paul", "de ma sœur",
+        "du village"), or `j` when there is none: the subject's verb follows it."""
+        n, lows = len(self.doc), self.lows
+        if j >= n or lows[j] not in ("de", "d'", "du", "des"):
+            return j
+        k = j + 1
+        for _ in range(4):
+            if k >= n or lows[k] in _ETRE or lows[k] in _AVOIR or self.doc[k].is_punct:
+                break
+            k += 1
+        return k if k < n and (lows[k] in _ETRE or lows[k] in _AVOIR) else j
 
     def determiner(self, d: int, gender: str, number: str) -> None:
         doc, lows = self.doc, self.lows
@@ -530,10 +583,13 @@ def french_swap(doc: Any) -> Perturbation | None:
             swap.sources.add(gender)
             if not low.startswith("-"):
                 swap.predicate(i + 1, new_gender, number)
+            elif i > 0 and lows[i - 1] in _ETRE:  # est-elle arrivée
+                swap.agreeing_run(i + 1, new_gender, number, predicative=True)
             continue
         if low in ("la", "le") and i > 0 and (lows[i - 1] in _CLITICS or lows[i - 1] in (
                 "ne", "n'")) and i + 1 < n and lows[i + 1] not in lex.nouns and \
-                lows[i + 1] not in lex.epicene:
+                lows[i + 1] not in lex.epicene and not (
+                    low == "le" and lows[i + 1] in _NEUTER_LE_VERBS):
             gender = "female" if low == "la" else "male"
             swap.put(i, "le" if low == "la" else "la")
             swap.sources.add(gender)
@@ -546,6 +602,7 @@ def french_swap(doc: Any) -> Perturbation | None:
             if k < n and _is_agreeing(doc[k]) and str(doc[k].lower_).endswith(("e", "es")) \
                     and masculine(lows[k].rstrip("s")) != lows[k].rstrip("s"):
                 swap.put(k, agree(doc[k].text, "male", _number_of(doc[k])))
+                swap.agreeing_run(k + 1, "male", _number_of(doc[k]))
                 swap.sources.add("female")
             continue
         if low in _TITLES:
