@@ -630,7 +630,7 @@ def gender_counterfactuals(
     max_words: int = 50,
     limit: int | None = None,
     nlp: str | None = None,
-    lang: str = "en",
+    lang: str | None = None,
 ) -> st.SearchStrategy[Case]:
     """A corpus text and its gender counterfactual, shrinking toward the shortest text.
 
@@ -642,7 +642,8 @@ def gender_counterfactuals(
     `max_words` words that have a swap, parsed in batches when the strategy is first used;
     `limit` stops reading the corpus after that many. `swap_names` also swaps first names (see
     `gender_swap`). `lang` is a registered language code
-    (`pytest_fairness.perturb.languages`): "fr" draws French counterfactuals that keep
+    (`pytest_fairness.perturb.languages`; None: the corpus's own `Corpus.lang`, "en" for a
+    list or a file): "fr" draws French counterfactuals that keep
     agreement (target "opposite" only, parsed by the language's own pipeline unless `nlp`
     is given; first names are not swapped in French).
     """
@@ -650,7 +651,8 @@ def gender_counterfactuals(
         raise ConfigurationError(f"target must be 'opposite' or 'neutral', not {target!r:.60}")
     from .perturb.languages import DEFAULT_LANGUAGE, get_language
 
-    language = get_language(lang)
+    source = _corpus(corpus)
+    language = get_language(source.lang if lang is None else lang)
     foreign = language.code != DEFAULT_LANGUAGE
     if foreign and (target != "opposite" or swap_names is not False):
         raise ConfigurationError(
@@ -659,7 +661,6 @@ def gender_counterfactuals(
             "lang='en'")
     if foreign and nlp is None:
         nlp = language.pipelines[0]
-    source = _corpus(corpus)
     _positive("max_words", max_words, optional=False)
     _positive("limit", limit)
     _nlp_arg(nlp)
@@ -708,7 +709,7 @@ def gender_counterfactuals(
         "gender_counterfactuals",
         _args(source, target=(target, "opposite"), swap_names=(swap_names, False),
               max_words=(max_words, 50), limit=(limit, None), nlp=(nlp, None),
-              lang=(lang, "en")),
+              lang=(lang, None)),
         build,
     )
     return _lazy(pool, _draw_counterfactual(pool))

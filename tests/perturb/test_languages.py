@@ -267,3 +267,20 @@ HAND_WRITTEN = [
 def test_hand_written_sentences(text: str, expected: str | None) -> None:
     swapped = swap_gender(text, lang="fr")
     assert (None if swapped is None else swapped.perturbed) == expected
+
+
+def test_a_corpus_carries_its_language() -> None:
+    corpus = pf.Corpus(FRENCH_CORPUS, lang="fr-FR")
+    assert corpus.lang == "fr"
+    assert pf.Corpus(FRENCH_CORPUS).lang == "en"
+    with pytest.raises(ConfigurationError, match="no language called 'xx'"):
+        pf.Corpus(FRENCH_CORPUS, lang="xx")
+    with pytest.raises(ConfigurationError, match="lang must be a language code"):
+        pf.Corpus(FRENCH_CORPUS, lang=None)  # type: ignore[arg-type]
+
+
+@settings(max_examples=5, deadline=None, database=None)
+@given(pf.strategies.gender_counterfactuals(pf.Corpus(FRENCH_CORPUS, lang="fr")))
+def test_the_gender_strategy_reads_the_corpus_language(case: pf.strategies.Case) -> None:
+    assert case.perturbations[0].perturbed in ("Elle est contente.",
+                                               "Il est parti hier soir.")
