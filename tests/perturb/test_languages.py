@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 
 import pytest_fairness as pf
-from pytest_fairness.errors import ConfigurationError, ExtensionError
+from pytest_fairness.errors import ConfigurationError, ExtensionError, MissingDependencyError
 from pytest_fairness.perturb.kinds import get_kind
 from pytest_fairness.perturb.languages import (
     LANGUAGE_REGISTRY,
@@ -284,3 +284,11 @@ def test_a_corpus_carries_its_language() -> None:
 def test_the_gender_strategy_reads_the_corpus_language(case: pf.strategies.Case) -> None:
     assert case.perturbations[0].perturbed in ("Elle est contente.",
                                                "Il est parti hier soir.")
+
+
+def test_a_missing_pipeline_names_the_install_command() -> None:
+    class Missing(French):
+        pipelines = ("fr_no_such_pipeline_sm",)
+
+    with pytest.raises(MissingDependencyError, match=r"\[fr\]"):
+        Missing().nlp()

