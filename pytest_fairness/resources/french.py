@@ -106,6 +106,8 @@ class FrenchLexicon:
     nouns: dict[str, tuple[str, str]]
     #: person noun -> "sing" or "plur" when its form says it (not fils, héros).
     number: dict[str, str]
+    #: singular person noun -> its plural (héroïne -> héroïnes, fils -> fils).
+    plurals: dict[str, str]
     #: epicene person nouns, singular and plural.
     epicene: frozenset[str]
     #: nouns whose grammatical gender is not the person's, singular and plural.
@@ -125,6 +127,7 @@ def lexicon() -> FrenchLexicon:
     """The French lexicons of the package (module docstring)."""
     nouns: dict[str, tuple[str, str]] = {}
     number: dict[str, str] = {}
+    plurals: dict[str, str] = {}
     for row in _data("fr_person_nouns.tsv"):
         masc, fem = row[0], row[1]
         masc_pl = row[2] if len(row) > 2 else plural(masc)
@@ -134,6 +137,7 @@ def lexicon() -> FrenchLexicon:
         nouns.setdefault(masc_pl, ("male", fem_pl))
         nouns.setdefault(fem_pl, ("female", masc_pl))
         for singular_form, plural_form in ((masc, masc_pl), (fem, fem_pl)):
+            plurals.setdefault(singular_form, plural_form)
             if singular_form != plural_form:
                 number.setdefault(singular_form, "sing")
                 number.setdefault(plural_form, "plur")
@@ -153,6 +157,7 @@ def lexicon() -> FrenchLexicon:
     return FrenchLexicon(
         nouns=nouns,
         number=number,
+        plurals=plurals,
         epicene=frozenset(epicene | {plural(w) for w in epicene}),
         fixed=frozenset(fixed | {plural(w) for w in fixed}),
         to_feminine=to_fem,

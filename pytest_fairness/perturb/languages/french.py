@@ -372,6 +372,8 @@ class _Swap:
         """A relative clause after a swapped noun ("qui est venue", "que j'ai vue"), and
         the predicate after an object relative ("la femme que j'ai vue était grande")."""
         n = len(self.doc)
+        if j + 1 < n and self.lows[j] == "," and self.lows[j + 1] == "qui":
+            j += 1
         if j >= n:
             return
         if self.lows[j] == "qui":
@@ -500,6 +502,23 @@ class _Swap:
         return None
 
 
+_SINGULAR_DETERMINERS = _DETERMINERS | {"l'"}
+_PLURAL_DETERMINERS = frozenset({"les", "des", "ces", "mes", "tes", "ses", "nos", "vos",
+                                 "leurs", "aux", "plusieurs", "quelques"})
+
+
+def _number_from_determiner(swap: _Swap, i: int) -> str | None:
+    """"sing" / "plur" from the determiner of the noun at `i` (le héros, les héros)."""
+    k = i - 1
+    while k >= 0 and _is_agreeing(swap.doc[k]) and swap.lows[k] not in _DETERMINERS:
+        k -= 1
+    if k < 0:
+        return None
+    if swap.lows[k] in _PLURAL_DETERMINERS:
+        return "plur"
+    return "sing" if swap.lows[k] in _SINGULAR_DETERMINERS else None
+
+
 def _possessed(swap: _Swap, i: int) -> bool:
     k = i - 1
     while k >= 0 and _is_agreeing(swap.doc[k]) and swap.lows[k] not in _DETERMINERS:
@@ -586,6 +605,11 @@ def french_swap(doc: Any) -> Perturbation | None:
             elif i > 0 and lows[i - 1] in _ETRE:  # est-elle arrivée
                 swap.agreeing_run(i + 1, new_gender, number, predicative=True)
             continue
+        if low in ("-la", "-le") or (low in ("la", "le") and i > 0 and lows[i - 1] == "-"
+                                    ):
+            swap.put(i, low[:-2] + ("le" if low.endswith("la") else "la"))
+            swap.sources.add("female" if low.endswith("la") else "male")
+            continue
         if low in ("la", "le") and i > 0 and (lows[i - 1] in _CLITICS or lows[i - 1] in (
                 "ne", "n'")) and i + 1 < n and lows[i + 1] not in lex.nouns and \
                 lows[i + 1] not in lex.epicene and not (
@@ -627,18 +651,24 @@ def french_swap(doc: Any) -> Perturbation | None:
             continue
         if low in lex.fixed:
             continue
+        prefix = ""
+        if low.startswith("ex-") and low[3:] in lex.nouns:
+            prefix, low = "ex-", low[3:]
         if low in lex.nouns and (token.pos_ in ("NOUN", "PROPN", "ADJ", "VERB") or i > 0):
             gender, new = lex.nouns[low]
             if low in lex.adjectives and not (i > 0 and (
                     lows[i - 1] in _DETERMINERS or _is_agreeing(doc[i - 1]))):
                 continue  # an adjective of nationality (il est français): agreement does it
-            number = lex.number.get(low) or _number_of(token)
+            number = lex.number.get(low) or _number_from_determiner(swap, i) or _number_of(
+                token)
+            if number == "plur":
+                new = lex.plurals.get(new, new)
             if low in ("femme", "femmes") and _possessed(swap, i):
                 new = "mari" if low == "femme" else "maris"
             if low in ("fille", "filles") and (_possessed(swap, i) or (
                     i + 1 < n and lows[i + 1] in ("de", "d'", "du", "des"))):
                 new = "fils"
-            swap.noun_phrase(i, new, _OPPOSITE[gender], number)
+            swap.noun_phrase(i, prefix + new, _OPPOSITE[gender], number)
             swap.sources.add(gender)
             continue
         if low in lex.epicene:
