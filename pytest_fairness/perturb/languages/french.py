@@ -346,6 +346,7 @@ class _Swap:
             return
         word = self.lows[k]
         verb = word
+        reflexive = k > 0 and self.lows[k - 1] in ("se", "s'")
         if word in _AVOIR and k + 1 < n and self.lows[k + 1] in ("été", "semblé", "paru"):
             k += 2
         elif word in _ETRE or (word in _REFLEXIVE_COPULAS and k > 0
@@ -366,6 +367,9 @@ class _Swap:
             k += 1
             while k < n and self.lows[k] in _SKIP:
                 k += 1
+        if reflexive and word in _ETRE and k + 1 < n and (
+                self.lows[k + 1] in _DETERMINERS or self.lows[k + 1] in _PLURAL_DETERMINERS):
+            return  # elle s'est lavé les mains: the object follows, no agreement
         self.agreeing_run(k, gender, number, predicative=True)
 
     def relative(self, j: int, gender: str, number: str) -> None:
@@ -491,6 +495,13 @@ class _Swap:
         if k < 0:
             return None
         det = self.lows[k]
+        lex = lexicon()
+        for a in range(k + 1, i):  # mon ancienne collègue: the adjective says it
+            word = _singular_adjective(self.lows[a], "plur")
+            if word in lex.to_masculine and lex.to_masculine[word] != word:
+                return "female"
+            if word in lex.to_feminine and lex.to_feminine[word] != word:
+                return "male"
         if det in _FEMININE_DETERMINERS:
             return "female"
         if det in _MASCULINE_DETERMINERS or (det in ("mon", "ton", "son") and not elides(
