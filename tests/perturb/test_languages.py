@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pytest_fairness as pf
 from pytest_fairness.errors import ConfigurationError, ExtensionError, MissingDependencyError
@@ -307,3 +308,26 @@ def test_a_missing_pipeline_names_the_install_command() -> None:
 
     with pytest.raises(MissingDependencyError, match=r"\[fr\]"):
         Missing().nlp()
+
+
+_WORDS = ["il", "elle", "Il", "Elle", "lui", "eux", "elles", "ils", "le", "la", "l'", "un",
+          "une", "est", "sont", "a", "été", "s'", "se", "acteur", "actrice", "journaliste",
+          "beau", "belle", "vieil", "content", "contente", "que", "qu'", "de", "du", "au",
+          "à", "sa", "son", "femme", "mari", ",", ".", "-", "même", "pleut", "faut", "y",
+          "\u0301", "\U0001f600", "\u202e", "\x00", "Madame", "M.", "tous", "les", "qui"]
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(st.lists(st.sampled_from(_WORDS), max_size=12), st.sampled_from([" ", "", "  "]))
+def test_any_sequence_of_words_swaps_or_not_without_error(words: list[str],
+                                                          sep: str) -> None:
+    text = sep.join(words)
+    swapped = swap_gender(text, lang="fr")
+    if swapped is None:
+        return
+    assert swapped.original == text
+    assert swapped.perturbed != text
+    for span in swapped.original_spans:
+        assert text[span.start:span.end] == span.text
+    for span in swapped.perturbed_spans:
+        assert swapped.perturbed[span.start:span.end] == span.text
