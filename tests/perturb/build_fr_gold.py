@@ -72,6 +72,10 @@ IMPERSONAL = [
     "Il n'y a pas de pain.", "Il est midi.", "Il suffit de demander.",
     "Il est évident que la maison est vieille.", "Il est tard.", "Il manque une chaise.",
     "Il existe une solution.", "Il est vrai que la ville est calme.",
+    "Il se peut que la route soit longue.", "Il est arrivé un accident.",
+    "Il s'est passé quelque chose.", "Il était environ midi.", "Il manque deux chaises.",
+    "Il gèle ce matin.", "Il vaut mieux partir.", "Il est interdit de fumer.",
+    "Il convient de noter la date.", "Il reste du pain.",
 ]
 
 

@@ -135,8 +135,17 @@ _IMPERSONAL_VERBS = frozenset({
     "suffisait", "suffira", "importe", "convient", "convenait", "advient", "existe",
     "existait", "existera", "arrive", "arrivait", "arriva", "manque", "manquait", "vaut",
     "valait", "vaudrait", "s'agit", "agit", "agissait", "semble", "semblait", "paraît",
-    "paraissait", "reste", "restait", "y", "s'agissait", "agira",
+    "paraissait", "reste", "restait", "y", "s'agissait", "agira", "pleuve", "gèle",
+    "gelait", "gèlera", "grêlait", "tonnait", "vente", "ventait", "bruine", "pleuvine",
+    "faille", "suffise",
 })
+_QUANTITIES = frozenset({"que", "qu'", "bien", "de", "d'", "du", "des", "un", "une",
+                         "encore", "peu", "deux", "trois", "quatre", "cinq", "six", "sept",
+                         "huit", "neuf", "dix", "plusieurs", "quelques", "beaucoup", "trop",
+                         "assez", "plus", "moins", "la", "le", "les", "quelque", "rien"})
+# Participles of an impersonal il with its real subject after: il est arrivé un accident.
+_IMPERSONAL_PARTICIPLES = frozenset({"arrivé", "passé", "produit", "venu", "survenu",
+                                     "écoulé", "resté", "apparu", "né", "tombé"})
 _WEATHER = frozenset({"beau", "chaud", "froid", "nuit", "jour", "doux", "frais", "gris",
                       "soleil", "mauvais", "bon", "sombre", "humide", "sec", "noir", "clair",
                       "lourd", "du", "un", "très", "trop", "si", "moins", "plus"})
@@ -174,12 +183,17 @@ def is_impersonal(doc: Any, i: int) -> bool:
         return False
     first = words[0]
     if first in ("s'", "se") and len(words) > 1:
-        return words[1] in ("agit", "agissait", "agira", "passe", "passait")
+        if words[1] in ("est", "était") and len(words) > 3:
+            return words[2] in _IMPERSONAL_PARTICIPLES and words[3] in _QUANTITIES and (
+                words[3] not in ("de", "d'", "que", "qu'"))
+        return words[1] in ("agit", "agissait", "agira", "passe", "passait", "peut",
+                            "pouvait", "pourrait", "produit", "produisait")
     if first in _IMPERSONAL_VERBS:
         if first in ("semble", "semblait", "paraît", "paraissait", "arrive", "arrivait",
                      "arriva", "reste", "restait", "manque", "manquait", "importe"):
-            return len(words) > 1 and words[1] in ("que", "qu'", "bien", "de", "d'", "du",
-                                                   "des", "un", "une", "encore", "peu")
+            if first in ("manque", "manquait") and words[1] in ("de", "d'"):
+                return len(words) > 2 and words[2] in ("l'", "la", "le")  # il manque de l'eau
+            return len(words) > 1 and (words[1] in _QUANTITIES or words[1].isdigit())
         return True
     if first in ("fait", "faisait", "fera", "ferait"):
         return len(words) > 1 and words[1] in _WEATHER
@@ -191,6 +205,13 @@ def is_impersonal(doc: Any, i: int) -> bool:
             rest = rest[1:]
         if not rest:
             return False
+        if len(rest) > 1 and rest[0] in _IMPERSONAL_PARTICIPLES and (
+                rest[1] in _QUANTITIES or rest[1].isdigit()) and rest[1] not in (
+                "que", "qu'", "de", "d'", "la", "le", "les", "bien", "encore", "plus"):
+            return True  # il est arrivé un accident
+        while len(rest) > 1 and rest[0] in ("environ", "presque", "déjà", "bientôt",
+                                            "exactement", "pile", "juste"):
+            rest = rest[1:]
         if (first == "était" and rest[:2] == ["une", "fois"]) or rest[:2] == ["grand", "temps"]:
             return True
         if rest[0] in _TIME_WORDS or rest[0].isdigit():
