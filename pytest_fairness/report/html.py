@@ -28,7 +28,6 @@ import base64
 import functools
 import importlib
 import io
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -38,7 +37,7 @@ from typing import Any
 
 from ..results import BarChart, Cell, Clusters, Curve, Section, Table
 from .comparison import Comparison
-from .summary import DistinctInput, Group, StatisticRow, Summary
+from .summary import DistinctInput, Group, StatisticRow, Summary, section_key
 from .text import (
     bound_text,
     estimate_text,
@@ -536,7 +535,7 @@ def _figures(g: Group, page: _Page) -> list[str]:
                 "<code>fairness.json</code>.</p>"]
     out = ['<div class="figures">']
     for section in wanted:
-        key = json.dumps(section.to_dict(), sort_keys=True)
+        key = section_key(section)
         if key in page.drawn:
             anchor, owner = page.drawn[key]
             out.append(f'<p class="figref"><b>{escape(section.heading)}</b>: the same figure '

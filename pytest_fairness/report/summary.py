@@ -42,6 +42,7 @@ Pure: no pytest, no numpy.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -67,6 +68,7 @@ __all__ = [
     "merge_sections",
     "normalize_record",
     "record_sections",
+    "section_key",
     "statistic_rows",
 ]
 
@@ -709,6 +711,13 @@ def merge_sections(per_result: Iterable[Sequence[Section]]) -> tuple[Section, ..
                 old_curves = []  # a curve replaces a section of another type
             merged[title] = [_merge_curves([*old_curves, *new_curves])]
     return tuple(s for kept in merged.values() for s in kept)
+
+
+def section_key(section: Section) -> str:
+    """A section's content as one string: two sections with the same key are the same
+    figure (tests that share one PSA run record identical LabelDist and ScoreSens
+    sections), which the HTML page draws and the terminal prints once."""
+    return json.dumps(section.to_dict(), sort_keys=True, default=str)
 
 
 def _merge_metrics(results: Sequence[Mapping[str, Any]]) -> tuple[MetricSummary, ...]:

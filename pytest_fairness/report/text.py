@@ -32,7 +32,14 @@ from collections.abc import Mapping, Sequence
 from ..errors import ConfigurationError
 from ..results import BarChart, Cell, Cluster, Clusters, Curve, Section, Table
 from .comparison import Comparison, MetricChange
-from .summary import DiscriminatoryInput, DistinctInput, Group, StatisticRow, Summary
+from .summary import (
+    DiscriminatoryInput,
+    DistinctInput,
+    Group,
+    StatisticRow,
+    Summary,
+    section_key,
+)
 from .values import fmt, printable, terminal_line
 
 _RESET = "\x1b[0m"
@@ -960,15 +967,39 @@ def _cluster_lines(c: Cluster, relative: bool, width: int, verbosity: int) -> li
                           width)]
 
 
+#: The section types drawn as charts: one that several relations recorded identically
+#: (tests sharing one PSA run) is printed once, as the HTML page draws its figure once.
+_CHARTS = (Curve, BarChart, Clusters)
+
+
 def _sections_block(summary: Summary, width: int, verbosity: int, style: _Style) -> list[str]:
     """Every group's sections, grouped by title (in order of first appearance), then by
-    group."""
+    group. A chart recorded identically by several relations (`summary.section_key`, as
+    the HTML page finds them) is printed once, under the first of them, with a line naming
+    the others."""
     lines: list[str] = []
     for title in summary.section_titles():
+        shown: list[tuple[Section, Group, list[Group]]] = []
+        first: dict[str, list[Group]] = {}
         for g in summary.groups:
             for section in g.sections:
-                if section.title == title:
-                    lines.extend(section_lines(section, g, width, verbosity, style))
+                if section.title != title:
+                    continue
+                key = section_key(section) if isinstance(section, _CHARTS) else None
+                if key is not None and key in first:
+                    first[key].append(g)
+                    continue
+                others: list[Group] = []
+                if key is not None:
+                    first[key] = others
+                shown.append((section, g, others))
+        for section, g, others in shown:
+            lines.extend(section_lines(section, g, width, verbosity, style))
+            if others:
+                names = ", ".join(printable(o.short_id) for o in others)
+                lines.extend("  " + w for w in wrap_words(
+                    f"(the same for {names}: they recorded identical data, e.g. one shared "
+                    "run)", width - 2))
     return lines
 
 
