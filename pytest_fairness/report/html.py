@@ -482,7 +482,9 @@ def _comparison(c: Comparison, page: _Page) -> list[str]:
             delta = "" if x.delta is None else f"{x.delta:+.4g}"
             out.append(f"<tr><td>{page.link(x.nodeid)}</td>"
                        f'<td data-label="relation">{escape(x.relation)}</td>'
-                       f'<td data-label="metric">{_ident(x.metric)}</td>'
+                       f'<td data-label="metric">{_ident(x.metric)}'
+                       + (f'<div class="small">{escape(x.subject_text)}</div>'
+                          if x.subject_text else "") + "</td>"
                        f'<td class="num" data-label="baseline">{fmt(x.baseline)}</td>'
                        f'<td class="num" data-label="now">{fmt(x.current)}</td>'
                        f'<td class="num" data-label="change">{delta}</td>'

@@ -617,9 +617,9 @@ def _hypothesis_section(summary: Summary, width: int, verbosity: int,
 
 def _change_lines(c: MetricChange, width: int) -> list[str]:
     delta = "" if c.delta is None else f" ({c.delta:+.4g})"
-    text = (f"{printable(c.nodeid)} [{printable(c.relation)}] {printable(c.metric)}: "
-            f"{fmt(c.baseline)} -> "
-            f"{fmt(c.current)}{delta}")
+    subject = f" ({printable(c.subject_text)})" if c.subject_text else ""
+    text = (f"{printable(c.nodeid)} [{printable(c.relation)}] {printable(c.metric)}"
+            f"{subject}: {fmt(c.baseline)} -> {fmt(c.current)}{delta}")
     return _id_lines(text, width, indent=4)
 
 
@@ -1091,8 +1091,9 @@ def _quiet(summary: Summary, style: _Style) -> list[str]:
                      f"{metric} {_inputs_phrase(g)}")
     if summary.comparison is not None:
         for c in summary.comparison.regressions:
+            subject = f" ({printable(c.subject_text)})" if c.subject_text else ""
             lines.append(f"{style.status('WORSE', 'FAIL')} {printable(c.nodeid)} "
-                         f"{printable(c.relation)}: {printable(c.metric)} "
+                         f"{printable(c.relation)}: {printable(c.metric)}{subject} "
                          f"{fmt(c.baseline)} -> {fmt(c.current)} (baseline)")
     return lines
 
