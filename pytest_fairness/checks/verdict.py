@@ -359,7 +359,8 @@ def conclude(
     empty = _empty(result, counts_inputs)
     if empty is not None:
         on_empty(empty)
-    context.record(result.to_dict())
+    # the per-input measure's name goes with the result: the reports head its column
+    context.record({**result.to_dict(), "measure_name": measure_name})
     if result.passed:
         _hypothesis_feedback(result.relation, discrimination, None)
         return

@@ -65,6 +65,7 @@ __all__ = [
     "StatisticRow",
     "Summary",
     "build_summary",
+    "distinct",
     "merge_sections",
     "normalize_record",
     "record_sections",
@@ -473,7 +474,7 @@ class DistinctInput:
         return self.worst.severity
 
 
-def _distinct(inputs: Iterable[DiscriminatoryInput]) -> tuple[DistinctInput, ...]:
+def distinct(inputs: Iterable[DiscriminatoryInput]) -> tuple[DistinctInput, ...]:
     """`inputs` (worst first) grouped by (original, perturbed), in order of their worst."""
     by_text: dict[tuple[str, str], list[DiscriminatoryInput]] = {}
     for d in inputs:
@@ -607,14 +608,14 @@ class Summary:
                         keyed.setdefault(str(reason), set()).update(map(str, named))
                     else:
                         out[str(reason)] += count
-        for reason, distinct in keyed.items():
-            out[reason] += len(distinct)
+        for reason, seen in keyed.items():
+            out[reason] += len(seen)
         return out
 
     def distinct_inputs(self, *, reference: bool = False) -> tuple[DistinctInput, ...]:
         """The discriminatory inputs (or, with `reference`, the reference inputs) grouped
         by (original, perturbed), worst first, each with the tests that recorded it."""
-        return _distinct(self.reference if reference else self.inputs)
+        return distinct(self.reference if reference else self.inputs)
 
     @property
     def statistic_only(self) -> tuple[Group, ...]:
