@@ -1291,7 +1291,8 @@ def assert_answer_similarity_above(
     conclude(result,
              statement=f"answers to a prompt and to its {analysis.kind!r} counterfactual must "
              f"have mean {name} >= {bound:g}",
-             measure_name=name, show=shown, discrimination=bound - mean, notes=notes,
+             measure_name=name, measure_worse="lower", show=shown,
+             discrimination=bound - mean, notes=notes,
              inputs_title=f"least similar {min(shown, len(below))} of {len(below)} prompt "
              "pair(s) below the bound" + (" relative to their noise floor" if floor else "")
              + " (answers: original | counterfactual)")

@@ -699,13 +699,14 @@ def _group_inputs(g: Group, summary: Summary, page: _Page) -> list[str]:
     if not own:
         return []
     anchor = "inputs" if title.startswith("worst") else "reference"
-    name = _measure_names(summary).get(g.relation)
+    measure = _measure_names(summary).get(g.relation)
+    ranked = [item.worst for item in _worst_first(own, measure)]
     return [f'<p class="small">{escape(title)} ({min(3, len(own))} of {len(own)}; '
-            f'<a href="#{anchor}">all inputs</a>); measure: {_measure_note(name)}:</p>',
+            f'<a href="#{anchor}">all inputs</a>); measure: {_measure_note(measure)}:</p>',
             '<div class="scroll"><table class="stack"><tbody>',
             *(_input_row(i, DistinctInput(found_by=(d,)), page, found_by=False,
-                         measure_label=name or "measure")
-              for i, d in enumerate(own[:3], 1)),
+                         measure_label=measure[0] if measure else "measure")
+              for i, d in enumerate(ranked[:3], 1)),
             "</tbody></table></div>"]
 
 
@@ -772,24 +773,36 @@ _MEASURES = {
 }
 
 
-def _measure_names(summary: Summary) -> dict[str, str]:
-    """Each relation's per-input measure name, as its results recorded it."""
-    out: dict[str, str] = {}
+def _measure_names(summary: Summary) -> dict[str, tuple[str, bool]]:
+    """Each relation's per-input measure, as its results recorded it: (its name, whether
+    a lower value is worse: a similarity)."""
+    out: dict[str, tuple[str, bool]] = {}
     for t in summary.tests:
         for r in t.results:
             name = r.get("measure_name")
             if isinstance(name, str) and name.strip():
-                out.setdefault(str(r["relation"]), name)
+                out.setdefault(str(r["relation"]), (name, r.get("measure_worse") == "lower"))
     return out
 
 
-def _measure_note(name: str | None) -> str:
-    if name is None:
+def _measure_note(measure: tuple[str, bool] | None) -> str:
+    if measure is None:
         return ("the relation's own per-input measure (its failure message names it); "
-                "larger magnitude is worse")
+                "sorted by magnitude, largest first")
+    name, lower_worse = measure
     meaning = _MEASURES.get(name)
     return (f"<b>{escape(name)}</b>" + (f": {escape(meaning)}" if meaning else "")
-            + "; larger magnitude is worse")
+            + ("; lower is worse" if lower_worse else "; larger magnitude is worse"))
+
+
+def _worst_first(found: Sequence[DiscriminatoryInput],
+                 measure: tuple[str, bool] | None) -> tuple[DistinctInput, ...]:
+    """One relation's inputs, distinct, worst first by its own measure (lowest first for
+    a measure where lower is worse)."""
+    if measure is not None and measure[1]:
+        found = sorted(found, key=lambda d: (math.inf if d.measure is None else d.measure,
+                                             d.nodeid, d.original, d.perturbed))
+    return distinct(found)
 
 
 def _input_row(i: int, item: DistinctInput, page: _Page, *, found_by: bool = True,
@@ -854,11 +867,11 @@ def _inputs_section(found: Sequence[DiscriminatoryInput], summary: Summary, page
            "by its own measure, worst first.</p>"]
     left = HTML_MAX_INPUTS
     for relation in relations:
-        items = distinct(by_relation[relation])
+        items = _worst_first(by_relation[relation], names.get(relation))
         shown = items[:max(0, left)]
         left -= len(shown)
         more = len(items) - len(shown)
-        label = names.get(relation, "measure")
+        label = names[relation][0] if relation in names else "measure"
         out.extend([
             f'<h3 class="relation">{escape(relation)} <span class="small">{len(items)} '
             "distinct</span></h3>",

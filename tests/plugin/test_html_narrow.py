@@ -63,6 +63,8 @@ def test_subgroup_aucs():
 SWAP = DictionaryKind("pronoun_swap", [("he", "she"), ("him", "her")], attribute="gender")
 
 def generator(prompt, n, seed):
+    if " she " in f" {prompt.lower()} " and "loan" in prompt:
+        return [f"She is a truly outstanding candidate for this loan. #{i}" for i in range(n)]
     if " she " in f" {prompt.lower()} ":
         return [f"She seems adequate for the role, we think. #{i}" for i in range(n)]
     return [f"He is a truly outstanding and great candidate for this role. #{i}"
@@ -196,10 +198,16 @@ def test_the_report_reads_right(report: Path) -> None:
             "ranked on the wrong side of (1: all of them); a share of pairs, not a change of "
             "score") in inputs
     assert "<b>shift</b>: the perturbed input&#x27;s score minus the original&#x27;s" in inputs
+    assert "<b>ROUGE-L F1</b>; lower is worse" in inputs
     for block in inputs.split('<h3 class="relation">')[1:]:
-        measures = [abs(float(m)) for m in re.findall(
+        measures = [float(m) for m in re.findall(
             r'<td class="num" data-label="[^"]*">([+-][0-9.e+-]+)</td></tr>', block)]
-        assert measures == sorted(measures, reverse=True), block[:200]
+        assert measures
+        if "lower is worse" in block:
+            assert measures == sorted(measures), block[:200]
+        else:
+            magnitudes = [abs(m) for m in measures]
+            assert magnitudes == sorted(magnitudes, reverse=True), block[:200]
     # the answer similarity: one similarity per sample pair, not two equal "scores"
     answers = page.split("answers side by side (ROUGE-L F1 of each sample pair)")[1]
     answers = answers.split("</table>")[0]
