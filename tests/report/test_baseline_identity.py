@@ -12,6 +12,8 @@ from typing import Any
 import jsonschema
 import pytest
 from _report_samples import result
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pytest_fairness import report as rp
 from pytest_fairness.report.baseline import metric_identity
@@ -116,3 +118,15 @@ def test_two_names_of_one_metric_in_one_run_keep_the_worst() -> None:
     rows = [r for r in rp.baseline_doc(summary)["metrics"] if r["metric"] != "violation_rate"]
     assert rows == [{"nodeid": "t.py::t", "relation": "score_sens", "metric": "max |ScoreSens|",
                      "op": "<=", "value": 0.04, "bound": 0.05, "subject": "name Wei"}]
+
+
+@given(worst=st.text(min_size=1), best=st.text(min_size=1), rate=st.sampled_from(
+    ["TPR", "FPR", "selection rate", "accuracy"]))
+def test_any_group_labels_give_one_identity(worst: str, best: str, rate: str) -> None:
+    """Whatever the groups are called (any Unicode, quotes, ' vs best ' inside), the
+    metric's identity is the same and the subject holds both labels."""
+    identity, subject = metric_identity(f"{rate}: worst group {worst!r} vs best {best!r}")
+    assert identity == f"{rate}: worst group vs best"
+    if " vs best " not in worst + best:  # else where one label ends is ambiguous
+        assert subject == f"worst {worst!r}, best {best!r}"
+    assert metric_identity(identity) == (identity, None)
