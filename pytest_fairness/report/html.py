@@ -699,7 +699,7 @@ def _group_inputs(g: Group, summary: Summary, page: _Page) -> list[str]:
     if not own:
         return []
     anchor = "inputs" if title.startswith("worst") else "reference"
-    measure = _measure_names(summary).get(g.relation)
+    measure = summary.measures().get(g.relation)
     ranked = [item.worst for item in _worst_first(own, measure)]
     return [f'<p class="small">{escape(title)} ({min(3, len(own))} of {len(own)}; '
             f'<a href="#{anchor}">all inputs</a>); measure: {_measure_note(measure)}:</p>',
@@ -771,18 +771,6 @@ _MEASURES = {
     "W1": "the Wasserstein-1 distance between the two answer-score distributions",
     "log ratio": "the log ratio of the two inputs' probabilities of the predicted class",
 }
-
-
-def _measure_names(summary: Summary) -> dict[str, tuple[str, bool]]:
-    """Each relation's per-input measure, as its results recorded it: (its name, whether
-    a lower value is worse: a similarity)."""
-    out: dict[str, tuple[str, bool]] = {}
-    for t in summary.tests:
-        for r in t.results:
-            name = r.get("measure_name")
-            if isinstance(name, str) and name.strip():
-                out.setdefault(str(r["relation"]), (name, r.get("measure_worse") == "lower"))
-    return out
 
 
 def _measure_note(measure: tuple[str, bool] | None) -> str:
@@ -859,7 +847,7 @@ def _inputs_section(found: Sequence[DiscriminatoryInput], summary: Summary, page
     for g in summary.groups:
         rank[g.relation] = min(rank.get(g.relation, 4), _RANK.get(g.status, 4))
     relations = sorted(by_relation, key=lambda r: (rank.get(r, 4), r))
-    names = _measure_names(summary)
+    names = summary.measures()
     total = sum(len(distinct(by_relation[r])) for r in relations)
     out = [f'<section id="{anchor}"><h2>{escape(title)}</h2>',
            f"<p>{intro} {total} distinct (by relation), each listing every test that "

@@ -612,6 +612,19 @@ class Summary:
             out[reason] += len(seen)
         return out
 
+    def measures(self) -> dict[str, tuple[str, bool]]:
+        """Each relation's per-input measure as its results recorded it (`measure_name`
+        and `measure_worse`, written by `checks.verdict.conclude`): relation -> (the
+        measure's name, whether a lower value is worse, as for a similarity). A relation
+        recorded without one (a user's hand-built result) is absent."""
+        out: dict[str, tuple[str, bool]] = {}
+        for t in self.tests:
+            for r in t.results:
+                name = r.get("measure_name")
+                if isinstance(name, str) and name.strip():
+                    out.setdefault(str(r["relation"]), (name, r.get("measure_worse") == "lower"))
+        return out
+
     def distinct_inputs(self, *, reference: bool = False) -> tuple[DistinctInput, ...]:
         """The discriminatory inputs (or, with `reference`, the reference inputs) grouped
         by (original, perturbed), worst first, each with the tests that recorded it."""

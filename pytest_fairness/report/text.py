@@ -531,9 +531,11 @@ def _strip(text: str) -> str:
 
 
 def _distinct_lines(found: Sequence[DistinctInput], title: str, limit: int, width: int,
-                    verbosity: int, style: _Style) -> list[str]:
-    """Distinct inputs, worst first: the first test that recorded it with the measure, the
-    other tests below ('also: ...'), then the texts with the changed words marked."""
+                    verbosity: int, style: _Style,
+                    measures: Mapping[str, tuple[str, bool]]) -> list[str]:
+    """Distinct inputs, worst first: the first test that recorded it with the measure
+    (named as its relation names it: "shift", "misranked", ...), the other tests below
+    ('also: ...'), then the texts with the changed words marked."""
     shown = found[:limit]
     more = ("" if len(shown) == len(found)
             else f" ({len(shown)} of {len(found)}; -v shows more)")
@@ -541,7 +543,8 @@ def _distinct_lines(found: Sequence[DistinctInput], title: str, limit: int, widt
     for i, item in enumerate(shown, 1):
         d = item.worst
         what = printable(", ".join(dict.fromkeys(x for x in (d.kind, d.attribute) if x)))
-        measure = "" if d.measure is None else f"measure {d.measure:+.4g}"
+        label = printable(measures[d.relation][0]) if d.relation in measures else "measure"
+        measure = "" if d.measure is None else f"{label} {d.measure:+.4g}"
         tail = "  ".join(x for x in (measure, f"({what})" if what else "") if x)
         head = _id_lines(printable(f"{d.nodeid} [{d.relation}]"), width, indent=6, more=2)
         head[0] = f"  {i:>2}. " + head[0][6:]
@@ -569,7 +572,7 @@ def _inputs_section(summary: Summary, width: int, verbosity: int, style: _Style)
     found = summary.distinct_inputs()
     if found:
         lines = _distinct_lines(found, "worst discriminatory inputs", limit, width,
-                                verbosity, style)
+                                verbosity, style, summary.measures())
     reference = summary.distinct_inputs(reference=True)
     if verbosity < 1:  # only the evidence of relations that failed on a statistic alone
         only = {(g.nodeid, g.relation) for g in summary.statistic_only}
@@ -580,7 +583,7 @@ def _inputs_section(summary: Summary, width: int, verbosity: int, style: _Style)
             lines.append("")
         lines.extend(_distinct_lines(
             reference, "other recorded inputs, not counted as discriminatory", limit, width,
-            verbosity, style))
+            verbosity, style, summary.measures()))
     return lines
 
 

@@ -37,6 +37,8 @@ def test_charts_of_a_shared_psa_run_are_printed_once(pytester: pytest.Pytester) 
         "LabelDist by threshold: test_psa.py::test_labeldist [label_dist]"]
     assert [x for x in lines if x.startswith("ScoreSens per name:")] == [
         "ScoreSens per name: test_psa.py::test_labeldist [label_dist]"]
+    # the inputs carry their relation's own measure name, not a bare "measure"
+    assert "   1. test_psa.py::test_labeldist [label_dist]  shift +0.5  (name)" in lines
     text = " ".join(" ".join(lines).split())
     assert text.count("(the same for test_psa.py::test_scoresens [score_sens], "
                       "test_psa.py::test_scoresens_loose [score_sens]: they recorded "
