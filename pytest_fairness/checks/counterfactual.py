@@ -59,7 +59,7 @@ class CounterfactualAnalysis:
 
 
 def counterfactual(
-    model: object, texts: Iterable[str], *, swap: Callable[[str], Any] | None = None
+    model: object, texts: Iterable[str], *, swap: Callable[[str], Any] | str | None = None
 ) -> CounterfactualAnalysis:
     """Counterfactual fairness of Garg et al. as in the APS paper, section 6.5.
 
@@ -78,7 +78,7 @@ def counterfactual(
 
 
 def _scored_pairs(
-    model: object, texts: Iterable[str], swap: Callable[[str], Any] | None
+    model: object, texts: Iterable[str], swap: Callable[[str], Any] | str | None
 ) -> tuple[list[str], list[ScoredPair], int, int]:
     """(texts, scored pairs, texts without a counterfactual, pairs the model skipped)."""
     items = check_texts(texts)
@@ -124,7 +124,7 @@ def assert_counterfactual_fair(
     texts: Iterable[str],
     *,
     max_gap: float,
-    swap: Callable[[str], Any] | None = None,
+    swap: Callable[[str], Any] | str | None = None,
     statistic: str = "max",
     show: int = DEFAULT_SHOWN,
 ) -> None:
@@ -134,7 +134,8 @@ def assert_counterfactual_fair(
     f is the vector of class probabilities (for a binary model CF is twice the change of
     the positive probability). `statistic="max"` (default) bounds every pair;
     `statistic="mean"` bounds the average over pairs, the paper's aggregate. x^ comes from
-    `perturb.gender_swap` (every definitional gender word swapped) or `swap(text)`; texts
+    `perturb.gender_swap` (every definitional gender word swapped), `swap(text)`, or the
+    registered perturbation kind `swap` names (``swap="religion_words"``); texts
     without gendered words are skipped and counted, and none at all is an error; so are
     pairs the model did not score, and when it scored none the relation judged nothing
     and fails (`--fairness-on-empty`).
@@ -174,7 +175,8 @@ def assert_counterfactual_fair(
     )
     conclude(
         result,
-        statement=f"swapping gender words must not change the prediction ({stat} "
+        statement=f"swapping words by {gender_swapper(swap).describe} must not change the "
+        f"prediction ({stat} "
         f"||f(x) - f(x^)||_1 <= {bound:g}; APS paper, section 6.5)",
         measure_name="CF",
         discrimination=res.max,

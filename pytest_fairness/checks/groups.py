@@ -870,7 +870,7 @@ def _judge(
             key=lambda x: per_group[x][p])
         measurements.append(Measurement(
             f"{_SHORT.get(p, p)}: worst group {group_label(k)!r} vs best {group_label(best)!r}",
-            per_group[k][p]))
+            per_group[k][p], None, ">=" if p in _HIGHER_IS_BETTER else "<="))  # its direction
     passed = all(m.holds for m in measurements)
     table = Table(
         f"{label} by group ({word} {op} {bound:g})", columns, rows,

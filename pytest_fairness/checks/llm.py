@@ -402,24 +402,26 @@ class LLMCounterfactuals:
         }
 
     def table(self, pairs: Sequence[AnswerPair] | None = None, *,
-              title: str = "answers side by side") -> Table:
+              title: str = "answers side by side", similarity: str | None = None) -> Table:
         """The answers of `pairs` (default: every pair) side by side, one row per
-        sample: prompt, counterfactual, both answers and their scores. A detail table:
-        the terminal shows a few rows of it for a relation that did not hold, the JSON
-        and HTML reports all of it."""
+        sample: prompt, counterfactual, both answers and their scores. With `similarity`
+        (its name, e.g. "ROUGE-L F1") the pairs' scores are one number per sample pair,
+        shown once in a column of that name. A detail table: the terminal shows a few rows
+        of it for a relation that did not hold, the JSON and HTML reports all of it."""
         shown = list(self.pairs if pairs is None else pairs)
-        rows = []
+        rows: list[tuple[Any, ...]] = []
         for k, pair in enumerate(shown, 1):
             for i, (a, b) in enumerate(zip(pair.original_answers, pair.counterfactual_answers,
                                            strict=True)):
-                rows.append((
-                    k, pair.original if i == 0 else "", pair.counterfactual if i == 0 else "",
-                    i, a, _cell(pair.original_scores, i), b,
-                    _cell(pair.counterfactual_scores, i),
-                ))
-        return Table(title, ("pair", "prompt", "counterfactual", "sample", "original answer",
-                             "original score", "counterfactual answer",
-                             "counterfactual score"), rows,
+                head = (k, pair.original if i == 0 else "",
+                        pair.counterfactual if i == 0 else "", i)
+                rows.append((*head, a, b, _cell(pair.original_scores, i)) if similarity
+                            else (*head, a, _cell(pair.original_scores, i), b,
+                                  _cell(pair.counterfactual_scores, i)))
+        columns = (("original answer", "counterfactual answer", similarity) if similarity
+                   else ("original answer", "original score", "counterfactual answer",
+                         "counterfactual score"))
+        return Table(title, ("pair", "prompt", "counterfactual", "sample", *columns), rows,
                      caption=f"{self.n} answers per prompt, kind {self.kind!r}",
                      detail=True)
 
@@ -1268,8 +1270,8 @@ def assert_answer_similarity_above(
             scored[k].perturbation, measure=float(per_pair[k]),
             detail=_side_by_side(scored[k], similarity=scored[k].original_scores))
         for k in below[:RECORDED_VIOLATIONS])
-    table = analysis.table([scored[k] for k in order],
-                           title=f"answers side by side (scores: {name} of the sample pair)")
+    table = analysis.table([scored[k] for k in order], similarity=name,
+                           title=f"answers side by side ({name} of each sample pair)")
     result = FairnessResult(
         relation=relation,
         passed=all(m.holds for m in measurements),
@@ -1289,7 +1291,8 @@ def assert_answer_similarity_above(
     conclude(result,
              statement=f"answers to a prompt and to its {analysis.kind!r} counterfactual must "
              f"have mean {name} >= {bound:g}",
-             measure_name=name, show=shown, discrimination=bound - mean, notes=notes,
+             measure_name=name, measure_worse="lower", show=shown,
+             discrimination=bound - mean, notes=notes,
              inputs_title=f"least similar {min(shown, len(below))} of {len(below)} prompt "
              "pair(s) below the bound" + (" relative to their noise floor" if floor else "")
              + " (answers: original | counterfactual)")

@@ -339,6 +339,7 @@ def conclude(
     measure_name: str,
     discrimination: float | None,
     show: int = DEFAULT_SHOWN,
+    measure_worse: Literal["larger", "lower"] = "larger",
     notes: Sequence[str] = (),
     hint: str | None = None,
     inputs_title: str | None = None,
@@ -349,8 +350,10 @@ def conclude(
 
     Warn-only still raises inside a test marked as an expected failure (``xfail``), so a
     known failure is reported as xfailed, not as an unexpected pass.
-    `discrimination` is what Hypothesis maximises (larger: worse). `stacklevel` points the
-    warning at the line that called the assertion.
+    `discrimination` is what Hypothesis maximises (larger: worse). `measure_worse` says
+    which per-input measure is worse, for the reports' ordering: "larger" (magnitude, the
+    default: a shift) or "lower" (a similarity). `stacklevel` points the warning at the
+    line that called the assertion.
 
     A result that judged nothing (`counts_inputs`: `n_inputs == 0`, every input skipped;
     always: no bounded measurement with a finite value) is not recorded: `on_empty`
@@ -359,7 +362,9 @@ def conclude(
     empty = _empty(result, counts_inputs)
     if empty is not None:
         on_empty(empty)
-    context.record(result.to_dict())
+    # the per-input measure's name goes with the result: the reports head its column
+    context.record({**result.to_dict(), "measure_name": measure_name,
+                    "measure_worse": measure_worse})
     if result.passed:
         _hypothesis_feedback(result.relation, discrimination, None)
         return

@@ -206,8 +206,7 @@ def _path(source: str | os.PathLike[str]) -> Path:
                            f"{printable(repr(path.suffix or 'no suffix'))}); rename it or read "
                            "it into a list of dicts or a DataFrame first")
     # A directory, FIFO or device named like a data file is refused here, by its type.
-    return regular_file(path, "data file", error=DatasetError,
-                        hint=f" (looked in '{shown_path(Path.cwd())}')")
+    return regular_file(path, "data file", error=DatasetError)
 
 
 def _encoding(encoding: object) -> str:

@@ -256,7 +256,8 @@ class FunctionKind(PerturbationKind):
 
     @property
     def description(self) -> str:
-        return f"perturber {_function_name(self.function)}"
+        role = "perturber" if self.given_as is None else f"the {self.given_as} function"
+        return f"{role} {_function_name(self.function)}"
 
     def _apply(self, argument: Any) -> Any:
         """The user's function on `argument`; what it raises (other than the package's
@@ -380,9 +381,20 @@ def resolve_perturber(
     return kind_perturber(kind, attribute)
 
 
-def gender_swapper(swap: Callable[[str], Any] | None = None) -> ResolvedPerturber:
+def gender_swapper(swap: Callable[[str], Any] | str | None = None) -> ResolvedPerturber:
     """`swap` as a perturber, or the definitional gender swap (`GenderSwapKind`; never the
-    mt-nlp mutations: CF compares a text with its definitional gender counterfactual)."""
+    mt-nlp mutations: CF compares a text with its definitional gender counterfactual).
+    `swap` may name a registered perturbation kind (``swap="gender_swap"``, a user's
+    dictionary); a name that is none is a `ConfigurationError` listing them."""
+    if isinstance(swap, str):
+        from .kinds import find_kind, registered_kinds_note
+
+        kind = find_kind(swap) if swap.strip() else None
+        if kind is None:
+            raise ConfigurationError(
+                f"swap={printable(repr(swap)):.80} names no perturbation kind. "
+                f"{registered_kinds_note()}; or pass swap=<callable text -> perturbations>")
+        return kind_perturber(kind, kind.attribute)
     if swap is not None:
         return resolve_perturber(swap, "gender", given_as="swap=")
     from .gender import GenderSwapKind

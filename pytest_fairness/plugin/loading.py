@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import ConfigurationError
+from ..runtime.files import shown_path
 from ..runtime.optional import EXTRAS, PACKAGES, install_hint, require
 
 CORPUS_SUFFIXES = (".txt", ".csv", ".jsonl")
@@ -148,16 +149,27 @@ def _raise_if_optional(
     ) from None
 
 
+def _missing_file(what: str, given: Path, full: Path, rootdir: Path) -> str:
+    """A corpus or model file that is not there: the path as given, where it was looked
+    for (absolute), and what a relative path is read from (the rootdir, not the current
+    directory)."""
+    where = "" if given.expanduser().is_absolute() else (
+        f" (a relative path is read from pytest's rootdir '{shown_path(rootdir)}', not the "
+        f"current directory '{shown_path(Path.cwd())}')")
+    return (f"fairness {what} file '{shown_path(given)}' does not exist: looked for "
+            f"'{shown_path(full.absolute())}'{where}; pass the path of an existing file")
+
+
 def _load_file(path: Path, *, what: str, rootdir: Path) -> Any:
     full = resolve_path(str(path), rootdir)
     suffix = full.suffix.lower()
     if what == "corpus" and suffix in CORPUS_SUFFIXES:
         if not full.is_file():
-            raise ConfigurationError(f"fairness corpus file '{full}' does not exist")
+            raise ConfigurationError(_missing_file(what, path, full, rootdir))
         return full
     if what == "model" and suffix in MODEL_SUFFIXES:
         if not full.is_file():
-            raise ConfigurationError(f"fairness model file '{full}' does not exist")
+            raise ConfigurationError(_missing_file(what, path, full, rootdir))
         try:
             if suffix == ".joblib":
                 return require("joblib", "loading .joblib models").load(full)

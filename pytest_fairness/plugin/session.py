@@ -195,7 +195,9 @@ class FairnessSession:
             try:
                 settings = settings.with_overrides(dict(mark.kwargs), where)
             except ConfigurationError as exc:
-                pytest.fail(str(exc), pytrace=False)
+                # raised afresh, not chained: pytest would print the message twice
+                # ("During handling of the above exception, another exception occurred")
+                raise pytest.fail.Exception(str(exc), pytrace=False) from None
         item.stash[_TEST_SETTINGS] = settings
         return settings
 

@@ -7,6 +7,11 @@ source of the last one. So for such an error the traceback keeps only the frames
 the package (the test's own call, its fixtures): the message appears once, under the
 user's line. Anything else (a bug) keeps every frame, and ``pytest --full-trace`` shows
 every frame of everything.
+
+A frame of code with no file of its own (``<string>``: the ``__init__`` that
+`dataclasses` generates for the package's option classes, whose arguments pytest would
+print as a ``self = ModelOptions(...)`` dump) belongs to the side of its caller: called
+from the package, it is the package's and is hidden too.
 """
 
 from __future__ import annotations
@@ -25,6 +30,11 @@ __all__ = ["hide_package_frames"]
 _PACKAGE = str(Path(__file__).resolve().parent.parent)
 
 
+def _synthetic(frame_file: str) -> bool:
+    """Code compiled from a string (``<string>``, ``<dataclass ...>``): no file to show."""
+    return frame_file.startswith("<") and frame_file.endswith(">")
+
+
 def _outside_package(frame_file: str) -> bool:
     try:
         return not str(Path(frame_file).resolve()).startswith(_PACKAGE)
@@ -41,8 +51,12 @@ def hide_package_frames(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseExc
         return
     kept: list[TracebackType] = []
     current: TracebackType | None = excinfo.tb
+    outside = True  # the side of the caller, for a frame without a file
     while current is not None:
-        if _outside_package(current.tb_frame.f_code.co_filename):
+        filename = current.tb_frame.f_code.co_filename
+        if not _synthetic(filename):
+            outside = _outside_package(filename)
+        if outside:
             kept.append(current)
         current = current.tb_next
     if not kept or kept[0] is not excinfo.tb or len(kept) == len(Traceback(excinfo.tb)):

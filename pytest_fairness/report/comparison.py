@@ -96,6 +96,20 @@ class MetricChange:
     baseline: float | None
     current: float | None
     status: ChangeStatus
+    baseline_subject: str | None = None
+    """Which group, name or term the baseline's value was measured on (the worst one then;
+    `baseline.metric_identity`), when the metric names one."""
+    current_subject: str | None = None
+    """Which one the current value was measured on."""
+
+    @property
+    def subject_text(self) -> str:
+        """The subjects for a report line: "worst 'female', best 'male'", or "name A ->
+        name B" when it changed; empty when the metric names none."""
+        before, now = self.baseline_subject, self.current_subject
+        if before is None or now is None or before == now:
+            return before or now or ""
+        return f"{before} -> {now}"
 
     @property
     def delta(self) -> float | None:
@@ -114,6 +128,8 @@ class MetricChange:
             "current": self.current,
             "delta": self.delta,
             "status": self.status,
+            "baseline_subject": self.baseline_subject,
+            "current_subject": self.current_subject,
         }
 
 
@@ -179,6 +195,8 @@ class Comparison:
                     baseline=number(c.get("baseline")),
                     current=number(c.get("current")),
                     status=status,
+                    baseline_subject=_subject(c.get("baseline_subject")),
+                    current_subject=_subject(c.get("current_subject")),
                 )
             )
         return cls(
@@ -190,3 +208,7 @@ class Comparison:
             changes=tuple(changes),
             warn_only=bool(data.get("warn_only", False)),
         )
+
+
+def _subject(value: Any) -> str | None:
+    return None if value is None else str(value)

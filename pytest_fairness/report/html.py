@@ -28,7 +28,6 @@ import base64
 import functools
 import importlib
 import io
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -38,7 +37,15 @@ from typing import Any
 
 from ..results import BarChart, Cell, Clusters, Curve, Section, Table
 from .comparison import Comparison
-from .summary import DistinctInput, Group, StatisticRow, Summary
+from .summary import (
+    DiscriminatoryInput,
+    DistinctInput,
+    Group,
+    StatisticRow,
+    Summary,
+    distinct,
+    section_key,
+)
 from .text import (
     bound_text,
     estimate_text,
@@ -84,6 +91,8 @@ th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line
          vertical-align: top; }
 th { background: var(--bg); font-weight: 600; font-size: 12px; color: var(--mute);
      text-transform: uppercase; letter-spacing: .02em; }
+td { overflow-wrap: anywhere; }
+th.members, td.members { min-width: 16em; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.num { white-space: nowrap; }
 .judged-as { display: block; color: var(--mute); font-size: 11.5px; white-space: nowrap; }
@@ -119,6 +128,8 @@ details > summary { cursor: pointer; }
   table.stack td[data-label]::before { content: attr(data-label) ": "; color: var(--mute);
                                         font-size: 11.5px; }
   table.stack td:empty, table.stack td.arrow { display: none; }
+  th.members, td.members { min-width: 0; }
+  h3.relation { font-size: 14px; }
 }
 """
 
@@ -139,8 +150,16 @@ def _ident(text: str) -> str:
 class _Figures:
     """Draws the report's figures as base64 PNGs; `available` is False without matplotlib."""
 
+    #: Width (inches) of a one-panel figure: at 110 dpi it is shown at about two thirds of
+    #: its size on a 390 px wide phone, so its text (FONT points) stays about 10 px high.
+    WIDTH = 4.6
+    #: The smallest font size (points) of a figure's text.
+    FONT = 10.0
+
     def __init__(self, enabled: bool) -> None:
         self.error: str | None = None
+        self.min_font_px: float | None = None
+        """The smallest text of the last figure drawn, in pixels of the PNG."""
         self._figure: Any = None
         self._canvas: Any = None
         if not enabled:
@@ -163,9 +182,13 @@ class _Figures:
         self._canvas(fig)
         return fig
 
-    @staticmethod
-    def png(fig: Any) -> str:
-        """`fig` as a base64 PNG (no timestamp in its metadata)."""
+    def png(self, fig: Any) -> str:
+        """`fig` as a base64 PNG (no timestamp in its metadata); `min_font_px` is set to
+        its smallest visible text's height in pixels."""
+        text = importlib.import_module("matplotlib.text").Text
+        sizes = [t.get_fontsize() for t in fig.findobj(text)
+                 if t.get_visible() and t.get_text().strip()]
+        self.min_font_px = min(sizes) * fig.dpi / 72 if sizes else None
         buf = io.BytesIO()
         fig.savefig(buf, format="png", bbox_inches="tight", metadata={"Software": None})
         return base64.b64encode(buf.getvalue()).decode("ascii")
@@ -193,8 +216,9 @@ def _has_figure(section: Section) -> bool:
 @_plot.register
 def _plot_curve(section: Curve, figs: _Figures) -> str:
     """The curves as lines with markers; a log x axis when x > 0 spans 20x or more."""
-    fig = figs.new(5.2, 3.2)
+    fig = figs.new(figs.WIDTH, 3.1)
     ax = fig.add_subplot()
+    ax.tick_params(labelsize=figs.FONT)
     scale = 100.0 if section.percent else 1.0
     several = len(section.series) > 1
     all_x, all_y = [], []
@@ -213,12 +237,13 @@ def _plot_curve(section: Curve, figs: _Figures) -> str:
         ax.set_ylim(0, 105)
     elif min(all_y) >= 0:
         ax.set_ylim(0, max(0.05, max(all_y) * 1.15))
-    ax.set_xlabel(_plain(section.x_label))
-    ax.set_ylabel(_plain(section.y_label + (" (%)" if section.percent else "")))
+    ax.set_xlabel(_plain(section.x_label), fontsize=figs.FONT)
+    ax.set_ylabel(_plain(section.y_label + (" (%)" if section.percent else "")),
+                  fontsize=figs.FONT)
     ax.grid(alpha=0.3)
     if several or section.labels:
-        ax.legend(fontsize=8)
-    ax.set_title(_plain(section.title), fontsize=10)
+        ax.legend(fontsize=figs.FONT)
+    ax.set_title(_plain(section.title), fontsize=figs.FONT + 1)
     return figs.png(fig)
 
 
@@ -237,8 +262,9 @@ def _plot_bars(section: BarChart, figs: _Figures) -> str:
         ranked = blocks[key] if section.groups is None else sorted(
             blocks[key], key=lambda nv: (-nv[1], nv[0]))
         rows.extend((name, value, key or "other", span) for name, value, span in ranked)
-    fig = figs.new(5.6, max(2.0, 0.6 + 0.2 * len(rows)))
+    fig = figs.new(figs.WIDTH, max(2.2, 0.9 + 0.24 * len(rows)))
     ax = fig.add_subplot()
+    ax.tick_params(labelsize=figs.FONT)
     colors = {k or "other": _PALETTE[i % len(_PALETTE)] for i, k in enumerate(order)}
     ys = list(range(len(rows)))[::-1]
     ax.barh(ys, [r[1] for r in rows], color=[colors[r[2]] for r in rows], height=0.75)
@@ -248,16 +274,15 @@ def _plot_bars(section: BarChart, figs: _Figures) -> str:
                     xerr=[(hi - lo) / 2 for _, (lo, hi) in spans], fmt="none",
                     ecolor="#101828", elinewidth=1.0, capsize=2.5)
     ax.set_yticks(ys)
-    ax.set_yticklabels([_plain(r[0]) for r in rows], fontsize=7 if len(rows) > 30 else 8)
+    ax.set_yticklabels([_plain(r[0]) for r in rows], fontsize=figs.FONT)
     ax.axvline(0, color="#344054", linewidth=0.8)
-    ax.set_xlabel(_plain(section.value_label))
+    ax.set_xlabel(_plain(section.value_label), fontsize=figs.FONT)
     ax.grid(axis="x", alpha=0.3)
     if section.groups is not None and (len(order) > 1 or order[0]):
         patch = importlib.import_module("matplotlib.patches").Patch
         handles = [patch(color=colors[k or "other"], label=_plain(k or "other")) for k in order]
-        ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                  frameon=False)
-    ax.set_title(_plain(section.title), fontsize=10)
+        ax.legend(handles=handles, fontsize=figs.FONT, loc="best", framealpha=0.85)
+    ax.set_title(_plain(section.title), fontsize=figs.FONT + 1)
     return figs.png(fig)
 
 
@@ -267,12 +292,13 @@ def _plot_clusters(section: Clusters, figs: _Figures) -> str:
     (the diagonal is 'no shift'; cross-geographic, Figure 3), or by template position."""
     clusters = [c for c in section.clusters if c.curve]
     n = max(1, len(clusters))
-    cols = 2 if n > 1 else 1
+    cols = 1  # one panel a row: legible on a phone as on a desktop
     rows = math.ceil(n / cols)
-    fig = figs.new(4.2 * cols, 2.8 * rows)
+    fig = figs.new(figs.WIDTH, 2.9 * rows)
     base = list(section.template_scores or ())
     for i, c in enumerate(clusters):
         ax = fig.add_subplot(rows, cols, i + 1)
+        ax.tick_params(labelsize=figs.FONT)
         curve = list(c.curve)
         if section.relative and len(base) == len(curve):  # shifts -> scores
             curve = [b + v for b, v in zip(base, curve, strict=True)]
@@ -280,13 +306,13 @@ def _plot_clusters(section: Clusters, figs: _Figures) -> str:
             ax.plot(base, curve, marker="o", markersize=3, linewidth=1.4)
             lo, hi = min(base + curve), max(base + curve)
             ax.plot([lo, hi], [lo, hi], linestyle="--", color="#98a2b3", linewidth=0.9)
-            ax.set_xlabel("template score")
+            ax.set_xlabel("template score", fontsize=figs.FONT)
         else:
             ax.plot(range(len(curve)), curve, marker="o", markersize=3, linewidth=1.4)
-            ax.set_xlabel("template (ordered)")
-        ax.set_ylabel("score with term")
-        shown = ", ".join(c.terms[:4]) + (", ..." if len(c.terms) > 4 else "")
-        ax.set_title(_plain(f"C{c.id} ({len(c.terms)} terms): {shown}"), fontsize=8.5)
+            ax.set_xlabel("template (ordered)", fontsize=figs.FONT)
+        ax.set_ylabel("score with term", fontsize=figs.FONT)
+        shown = ", ".join(c.terms[:3]) + (", ..." if len(c.terms) > 3 else "")
+        ax.set_title(_plain(f"C{c.id} ({len(c.terms)} terms): {shown}"), fontsize=figs.FONT)
         ax.grid(alpha=0.3)
     fig.tight_layout()
     return figs.png(fig)
@@ -402,6 +428,24 @@ def _counts(summary: Summary) -> list[str]:
     return out
 
 
+def _regression_line(c: Comparison | None) -> list[str]:
+    """The header's word on the baseline: the run failed on regressions (or they were
+    reported without gating it)."""
+    if c is None or not c.regressions:
+        return []
+    n = len(c.regressions)
+    what = f"{n} metric{'s' if n != 1 else ''} regressed against the baseline"
+    if c.failed:
+        head, text = "FAIL", "the run failed"
+        tail = ""
+    else:
+        head, text = "WARN", "regressions"
+        tail = " (reported, not gating the run: --fairness-gate leaves regressions out)"
+    return [f'<p class="counts">{_badge(head, text)} {what} '
+            f"<code>{escape(c.baseline)}</code>{escape(tail)}: "
+            '<a href="#comparison">baseline comparison</a></p>']
+
+
 def _contents(summary: Summary, tests: list[tuple[str, list[Group]]], page: _Page) -> list[str]:
     bad = [(nodeid, gs) for nodeid, gs in tests
            if any(g.status != "PASS" for g in gs) or gs[0].outcome == "failed"]
@@ -483,7 +527,9 @@ def _comparison(c: Comparison, page: _Page) -> list[str]:
             delta = "" if x.delta is None else f"{x.delta:+.4g}"
             out.append(f"<tr><td>{page.link(x.nodeid)}</td>"
                        f'<td data-label="relation">{escape(x.relation)}</td>'
-                       f'<td data-label="metric">{_ident(x.metric)}</td>'
+                       f'<td data-label="metric">{_ident(x.metric)}'
+                       + (f'<div class="small">{escape(x.subject_text)}</div>'
+                          if x.subject_text else "") + "</td>"
                        f'<td class="num" data-label="baseline">{fmt(x.baseline)}</td>'
                        f'<td class="num" data-label="now">{fmt(x.current)}</td>'
                        f'<td class="num" data-label="change">{delta}</td>'
@@ -517,8 +563,10 @@ def _statistics_table(g: Group) -> list[str]:
     return out
 
 
-def _figure(png: str, alt: str, caption: str, anchor: str) -> str:
-    return (f'<figure id="{anchor}"><img alt="{escape(alt)}" src="data:image/png;base64,{png}">'
+def _figure(png: str, alt: str, caption: str, anchor: str, font_px: float | None) -> str:
+    font = "" if font_px is None else f' data-min-font-px="{font_px:.1f}"'
+    return (f'<figure id="{anchor}"><img alt="{escape(alt)}"{font} '
+            f'src="data:image/png;base64,{png}">'
             f"<figcaption>{escape(caption)}</figcaption></figure>")
 
 
@@ -536,7 +584,7 @@ def _figures(g: Group, page: _Page) -> list[str]:
                 "<code>fairness.json</code>.</p>"]
     out = ['<div class="figures">']
     for section in wanted:
-        key = json.dumps(section.to_dict(), sort_keys=True)
+        key = section_key(section)
         if key in page.drawn:
             anchor, owner = page.drawn[key]
             out.append(f'<p class="figref"><b>{escape(section.heading)}</b>: the same figure '
@@ -554,17 +602,19 @@ def _figures(g: Group, page: _Page) -> list[str]:
             anchor = f"fig{len(page.drawn) + 1}"
             page.drawn[key] = (anchor, g.nodeid)
             out.append(_figure(png, section.heading, section.caption or section.heading,
-                               anchor))
+                               anchor, page.figs.min_font_px))
     out.append("</div>")
     return out
 
 
-def _cell(cell: Cell) -> str:
-    if cell is None:
-        return "<td></td>"
+def _cell(cell: Cell, column: str) -> str:
+    label = f' data-label="{escape(column)}"'
+    if _empty_cell(cell):
+        return f"<td{label}></td>"
     if isinstance(cell, int | float) and not isinstance(cell, bool):
-        return f'<td class="num">{escape(fmt(cell) if isinstance(cell, float) else str(cell))}</td>'
-    return f"<td>{escape(str(cell))}</td>"
+        text = fmt(cell) if isinstance(cell, float) else str(cell)
+        return f'<td class="num"{label}>{escape(text)}</td>'
+    return f"<td{label}>{escape(str(cell))}</td>"
 
 
 def _bar_table(chart: BarChart) -> list[str]:
@@ -580,14 +630,26 @@ def _bar_table(chart: BarChart) -> list[str]:
     return _table(Table(chart.title, columns, rows, caption=chart.caption))
 
 
+def _empty_cell(cell: Cell) -> bool:
+    return cell is None or (isinstance(cell, str) and not cell.strip())
+
+
 def _table(table: Table) -> list[str]:
-    numeric = [any(isinstance(r[i], int | float) and not isinstance(r[i], bool)
-                   for r in table.rows) for i in range(len(table.columns))]
+    """A table section: a column no row has a value in is left out (the interval columns
+    of a relation that was asked for no interval, say); on a narrow screen each row is a
+    block of "column: value" lines, so no column is cut off."""
+    kept = [i for i in range(len(table.columns))
+            if not all(_empty_cell(r[i]) for r in table.rows)] or list(
+                range(len(table.columns)))
+    numeric = {i: any(isinstance(r[i], int | float) and not isinstance(r[i], bool)
+                      for r in table.rows) for i in kept}
     out = [f"<h4>{escape(table.heading)}</h4>",
-           '<div class="scroll"><table><thead><tr>' + "".join(
-               f'<th class="num">{escape(c)}</th>' if numeric[i] else f"<th>{escape(c)}</th>"
-               for i, c in enumerate(table.columns)) + "</tr></thead><tbody>"]
-    out.extend("<tr>" + "".join(_cell(c) for c in row) + "</tr>" for row in table.rows)
+           '<div class="scroll"><table class="stack"><thead><tr>' + "".join(
+               f'<th class="num">{escape(table.columns[i])}</th>' if numeric[i]
+               else f"<th>{escape(table.columns[i])}</th>" for i in kept)
+           + "</tr></thead><tbody>"]
+    out.extend("<tr>" + "".join(_cell(row[i], table.columns[i]) for i in kept) + "</tr>"
+               for row in table.rows)
     out.append("</tbody></table></div>")
     if table.caption:
         out.append(f'<p class="small">{escape(table.caption)}</p>')
@@ -601,17 +663,18 @@ def _clusters(cset: Clusters) -> list[str]:
            '<p class="small">Terms grouped by how they move the score over the templates '
            "(cross-geographic, section 3.2); the mean shift is the cluster's curve minus the "
            "templates' own scores, averaged over templates.</p>",
-           '<div class="scroll"><table><thead><tr><th>cluster</th><th class="num">terms</th>'
-           '<th class="num">mean shift</th><th class="num">curve</th>'
-           "<th>members</th></tr></thead><tbody>"]
+           '<div class="scroll"><table class="stack"><thead><tr><th>cluster</th>'
+           '<th class="num">terms</th><th class="num">mean shift</th><th class="num">curve</th>'
+           '<th class="members">members</th></tr></thead><tbody>']
     for c in cset.clusters:
         shape = f"{fmt(c.curve[0])} → {fmt(c.curve[-1])}" if c.curve else ""
         shift = "" if c.mean_shift is None else f"{c.mean_shift:+.3f}"
         out.append(f"<tr><td>C{escape(str(c.id))}</td>"
-                   f'<td class="num">{len(c.terms)}</td>'
-                   f'<td class="num">{shift}</td>'
-                   f'<td class="num">{escape(shape)}</td>'
-                   f"<td>{escape(', '.join(c.terms))}</td></tr>")
+                   f'<td class="num" data-label="terms">{len(c.terms)}</td>'
+                   f'<td class="num" data-label="mean shift">{shift}</td>'
+                   f'<td class="num" data-label="curve">{escape(shape)}</td>'
+                   f'<td class="members" data-label="members">{escape(", ".join(c.terms))}'
+                   "</td></tr>")
     out.append("</tbody></table></div>")
     return out
 
@@ -636,11 +699,14 @@ def _group_inputs(g: Group, summary: Summary, page: _Page) -> list[str]:
     if not own:
         return []
     anchor = "inputs" if title.startswith("worst") else "reference"
+    measure = summary.measures().get(g.relation)
+    ranked = [item.worst for item in _worst_first(own, measure)]
     return [f'<p class="small">{escape(title)} ({min(3, len(own))} of {len(own)}; '
-            f'<a href="#{anchor}">all inputs</a>):</p>',
+            f'<a href="#{anchor}">all inputs</a>); measure: {_measure_note(measure)}:</p>',
             '<div class="scroll"><table class="stack"><tbody>',
-            *(_input_row(i, DistinctInput(found_by=(d,)), page, found_by=False)
-              for i, d in enumerate(own[:3], 1)),
+            *(_input_row(i, DistinctInput(found_by=(d,)), page, found_by=False,
+                         measure_label=measure[0] if measure else "measure")
+              for i, d in enumerate(ranked[:3], 1)),
             "</tbody></table></div>"]
 
 
@@ -695,7 +761,40 @@ def _score(score: float | None, label: str | None) -> str:
     return " ".join(parts)
 
 
-def _input_row(i: int, item: DistinctInput, page: _Page, *, found_by: bool = True) -> str:
+#: What the per-input measure of a built-in relation is, by the name its relation gives it
+#: (`checks.verdict.conclude`'s `measure_name`, recorded with each result).
+_MEASURES = {
+    "shift": "the perturbed input's score minus the original's (a change of score)",
+    "misranked": "the share of the texts of the other label that this text is ranked on "
+                 "the wrong side of (1: all of them); a share of pairs, not a change of score",
+    "CF": "||f(x) - f(x^)||_1, the L1 change of the class probabilities (0 to 2)",
+    "W1": "the Wasserstein-1 distance between the two answer-score distributions",
+    "log ratio": "the log ratio of the two inputs' probabilities of the predicted class",
+}
+
+
+def _measure_note(measure: tuple[str, bool] | None) -> str:
+    if measure is None:
+        return ("the relation's own per-input measure (its failure message names it); "
+                "sorted by magnitude, largest first")
+    name, lower_worse = measure
+    meaning = _MEASURES.get(name)
+    return (f"<b>{escape(name)}</b>" + (f": {escape(meaning)}" if meaning else "")
+            + ("; lower is worse" if lower_worse else "; larger magnitude is worse"))
+
+
+def _worst_first(found: Sequence[DiscriminatoryInput],
+                 measure: tuple[str, bool] | None) -> tuple[DistinctInput, ...]:
+    """One relation's inputs, distinct, worst first by its own measure (lowest first for
+    a measure where lower is worse)."""
+    if measure is not None and measure[1]:
+        found = sorted(found, key=lambda d: (math.inf if d.measure is None else d.measure,
+                                             d.nodeid, d.original, d.perturbed))
+    return distinct(found)
+
+
+def _input_row(i: int, item: DistinctInput, page: _Page, *, found_by: bool = True,
+               measure_label: str = "measure") -> str:
     """One input: the original and the perturbed text (changed words highlighted) with
     their scores, the tests that recorded it (with each one's measure), the worst measure."""
     d = item.worst
@@ -729,26 +828,52 @@ def _input_row(i: int, item: DistinctInput, page: _Page, *, found_by: bool = Tru
                      f"{links}</ul>"
                      + (f'<span class="small">and {more} more tests</span>' if more else "")
                      + (f'<div class="small">{what}</div>' if what else "") + "</td>")
-    cells.append(f'<td class="num" data-label="measure">{measure}</td>')
+    cells.append(f'<td class="num" data-label="{escape(measure_label)}">{measure}</td>')
     return "<tr>" + "".join(cells) + "</tr>"
 
 
-def _inputs_section(found: Sequence[DistinctInput], page: _Page, *, anchor: str, title: str,
-                    intro: str) -> list[str]:
+def _inputs_section(found: Sequence[DiscriminatoryInput], summary: Summary, page: _Page, *,
+                    anchor: str, title: str, intro: str) -> list[str]:
+    """The inputs by relation (relations that did not hold first): each relation's own
+    measure is explained in its caption and heads its column, and its inputs are sorted
+    by it, worst first. Measures of different relations (a change of score, a share of
+    misranked pairs, ...) are never sorted against each other."""
     if not found:
         return []
-    shown = found[:HTML_MAX_INPUTS]
-    more = len(found) - len(shown)
-    return [f'<section id="{anchor}"><h2>{escape(title)}</h2>',
-            f"<p>{intro} {len(found)} distinct, worst first, each listing every test that "
-            "recorded it; changed words are highlighted"
-            + (f". The {more} least severe are only in <code>fairness.json</code>" if more
-               else "") + ".</p>",
-            '<div class="scroll"><table class="stack"><thead><tr><th class="num">#</th>'
-            '<th>original</th><th></th><th>perturbed</th><th>found by</th>'
-            '<th class="num">measure</th></tr></thead><tbody>',
-            *(_input_row(i, item, page) for i, item in enumerate(shown, 1)),
-            "</tbody></table></div></section>"]
+    by_relation: dict[str, list[DiscriminatoryInput]] = {}
+    for d in found:
+        by_relation.setdefault(d.relation, []).append(d)
+    rank: dict[str, int] = {}
+    for g in summary.groups:
+        rank[g.relation] = min(rank.get(g.relation, 4), _RANK.get(g.status, 4))
+    relations = sorted(by_relation, key=lambda r: (rank.get(r, 4), r))
+    names = summary.measures()
+    total = sum(len(distinct(by_relation[r])) for r in relations)
+    out = [f'<section id="{anchor}"><h2>{escape(title)}</h2>',
+           f"<p>{intro} {total} distinct (by relation), each listing every test that "
+           "recorded it; changed words are highlighted. Each relation's inputs are sorted "
+           "by its own measure, worst first.</p>"]
+    left = HTML_MAX_INPUTS
+    for relation in relations:
+        items = _worst_first(by_relation[relation], names.get(relation))
+        shown = items[:max(0, left)]
+        left -= len(shown)
+        more = len(items) - len(shown)
+        label = names[relation][0] if relation in names else "measure"
+        out.extend([
+            f'<h3 class="relation">{escape(relation)} <span class="small">{len(items)} '
+            "distinct</span></h3>",
+            f'<p class="small">measure: {_measure_note(names.get(relation))}.'
+            + (f" The {more} least severe are only in <code>fairness.json</code>." if more
+               else "") + "</p>",
+            *(['<div class="scroll"><table class="stack"><thead><tr><th class="num">#</th>'
+               '<th>original</th><th></th><th>perturbed</th><th>found by</th>'
+               f'<th class="num">{escape(label)}</th></tr></thead><tbody>',
+               *(_input_row(i, item, page, measure_label=label)
+                 for i, item in enumerate(shown, 1)),
+               "</tbody></table></div>"] if shown else [])])
+    out.append("</section>")
+    return out
 
 
 def render_html(summary: Summary, *, created: str | None = None, figures: bool = True) -> str:
@@ -772,6 +897,7 @@ def render_html(summary: Summary, *, created: str | None = None, figures: bool =
         f'<p class="meta">{escape(created)} · pytest-fairness {escape(__version__)}'
         + (" · warn-only" if summary.warn_only else "") + "</p>",
         *([] if summary.empty else _counts(summary)),
+        *_regression_line(summary.comparison),
         "</header><main>",
     ]
     if summary.empty:
@@ -786,10 +912,10 @@ def render_html(summary: Summary, *, created: str | None = None, figures: bool =
             parts.extend(_test_section(nodeid, groups, summary, page))
         parts.append("</section>")
         parts.extend(_inputs_section(
-            summary.distinct_inputs(), page, anchor="inputs", title="Discriminatory inputs",
+            summary.inputs, summary, page, anchor="inputs", title="Discriminatory inputs",
             intro="Inputs that break a relation's per-input condition:"))
         parts.extend(_inputs_section(
-            summary.distinct_inputs(reference=True), page, anchor="reference",
+            summary.reference, summary, page, anchor="reference",
             title="Other recorded inputs",
             intro="Inputs the relations recorded beyond their count of discriminatory inputs "
                   "(the largest measures of a relation judged on a mean, say):"))

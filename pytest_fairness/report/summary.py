@@ -42,6 +42,7 @@ Pure: no pytest, no numpy.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -64,9 +65,11 @@ __all__ = [
     "StatisticRow",
     "Summary",
     "build_summary",
+    "distinct",
     "merge_sections",
     "normalize_record",
     "record_sections",
+    "section_key",
     "statistic_rows",
 ]
 
@@ -471,7 +474,7 @@ class DistinctInput:
         return self.worst.severity
 
 
-def _distinct(inputs: Iterable[DiscriminatoryInput]) -> tuple[DistinctInput, ...]:
+def distinct(inputs: Iterable[DiscriminatoryInput]) -> tuple[DistinctInput, ...]:
     """`inputs` (worst first) grouped by (original, perturbed), in order of their worst."""
     by_text: dict[tuple[str, str], list[DiscriminatoryInput]] = {}
     for d in inputs:
@@ -605,14 +608,27 @@ class Summary:
                         keyed.setdefault(str(reason), set()).update(map(str, named))
                     else:
                         out[str(reason)] += count
-        for reason, distinct in keyed.items():
-            out[reason] += len(distinct)
+        for reason, seen in keyed.items():
+            out[reason] += len(seen)
+        return out
+
+    def measures(self) -> dict[str, tuple[str, bool]]:
+        """Each relation's per-input measure as its results recorded it (`measure_name`
+        and `measure_worse`, written by `checks.verdict.conclude`): relation -> (the
+        measure's name, whether a lower value is worse, as for a similarity). A relation
+        recorded without one (a user's hand-built result) is absent."""
+        out: dict[str, tuple[str, bool]] = {}
+        for t in self.tests:
+            for r in t.results:
+                name = r.get("measure_name")
+                if isinstance(name, str) and name.strip():
+                    out.setdefault(str(r["relation"]), (name, r.get("measure_worse") == "lower"))
         return out
 
     def distinct_inputs(self, *, reference: bool = False) -> tuple[DistinctInput, ...]:
         """The discriminatory inputs (or, with `reference`, the reference inputs) grouped
         by (original, perturbed), worst first, each with the tests that recorded it."""
-        return _distinct(self.reference if reference else self.inputs)
+        return distinct(self.reference if reference else self.inputs)
 
     @property
     def statistic_only(self) -> tuple[Group, ...]:
@@ -709,6 +725,13 @@ def merge_sections(per_result: Iterable[Sequence[Section]]) -> tuple[Section, ..
                 old_curves = []  # a curve replaces a section of another type
             merged[title] = [_merge_curves([*old_curves, *new_curves])]
     return tuple(s for kept in merged.values() for s in kept)
+
+
+def section_key(section: Section) -> str:
+    """A section's content as one string: two sections with the same key are the same
+    figure (tests that share one PSA run record identical LabelDist and ScoreSens
+    sections), which the HTML page draws and the terminal prints once."""
+    return json.dumps(section.to_dict(), sort_keys=True, default=str)
 
 
 def _merge_metrics(results: Sequence[Mapping[str, Any]]) -> tuple[MetricSummary, ...]:

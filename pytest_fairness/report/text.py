@@ -32,7 +32,14 @@ from collections.abc import Mapping, Sequence
 from ..errors import ConfigurationError
 from ..results import BarChart, Cell, Cluster, Clusters, Curve, Section, Table
 from .comparison import Comparison, MetricChange
-from .summary import DiscriminatoryInput, DistinctInput, Group, StatisticRow, Summary
+from .summary import (
+    DiscriminatoryInput,
+    DistinctInput,
+    Group,
+    StatisticRow,
+    Summary,
+    section_key,
+)
 from .values import fmt, printable, terminal_line
 
 _RESET = "\x1b[0m"
@@ -524,9 +531,11 @@ def _strip(text: str) -> str:
 
 
 def _distinct_lines(found: Sequence[DistinctInput], title: str, limit: int, width: int,
-                    verbosity: int, style: _Style) -> list[str]:
-    """Distinct inputs, worst first: the first test that recorded it with the measure, the
-    other tests below ('also: ...'), then the texts with the changed words marked."""
+                    verbosity: int, style: _Style,
+                    measures: Mapping[str, tuple[str, bool]]) -> list[str]:
+    """Distinct inputs, worst first: the first test that recorded it with the measure
+    (named as its relation names it: "shift", "misranked", ...), the other tests below
+    ('also: ...'), then the texts with the changed words marked."""
     shown = found[:limit]
     more = ("" if len(shown) == len(found)
             else f" ({len(shown)} of {len(found)}; -v shows more)")
@@ -534,7 +543,8 @@ def _distinct_lines(found: Sequence[DistinctInput], title: str, limit: int, widt
     for i, item in enumerate(shown, 1):
         d = item.worst
         what = printable(", ".join(dict.fromkeys(x for x in (d.kind, d.attribute) if x)))
-        measure = "" if d.measure is None else f"measure {d.measure:+.4g}"
+        label = printable(measures[d.relation][0]) if d.relation in measures else "measure"
+        measure = "" if d.measure is None else f"{label} {d.measure:+.4g}"
         tail = "  ".join(x for x in (measure, f"({what})" if what else "") if x)
         head = _id_lines(printable(f"{d.nodeid} [{d.relation}]"), width, indent=6, more=2)
         head[0] = f"  {i:>2}. " + head[0][6:]
@@ -562,7 +572,7 @@ def _inputs_section(summary: Summary, width: int, verbosity: int, style: _Style)
     found = summary.distinct_inputs()
     if found:
         lines = _distinct_lines(found, "worst discriminatory inputs", limit, width,
-                                verbosity, style)
+                                verbosity, style, summary.measures())
     reference = summary.distinct_inputs(reference=True)
     if verbosity < 1:  # only the evidence of relations that failed on a statistic alone
         only = {(g.nodeid, g.relation) for g in summary.statistic_only}
@@ -573,7 +583,7 @@ def _inputs_section(summary: Summary, width: int, verbosity: int, style: _Style)
             lines.append("")
         lines.extend(_distinct_lines(
             reference, "other recorded inputs, not counted as discriminatory", limit, width,
-            verbosity, style))
+            verbosity, style, summary.measures()))
     return lines
 
 
@@ -610,9 +620,9 @@ def _hypothesis_section(summary: Summary, width: int, verbosity: int,
 
 def _change_lines(c: MetricChange, width: int) -> list[str]:
     delta = "" if c.delta is None else f" ({c.delta:+.4g})"
-    text = (f"{printable(c.nodeid)} [{printable(c.relation)}] {printable(c.metric)}: "
-            f"{fmt(c.baseline)} -> "
-            f"{fmt(c.current)}{delta}")
+    subject = f" ({printable(c.subject_text)})" if c.subject_text else ""
+    text = (f"{printable(c.nodeid)} [{printable(c.relation)}] {printable(c.metric)}"
+            f"{subject}: {fmt(c.baseline)} -> {fmt(c.current)}{delta}")
     return _id_lines(text, width, indent=4)
 
 
@@ -960,15 +970,39 @@ def _cluster_lines(c: Cluster, relative: bool, width: int, verbosity: int) -> li
                           width)]
 
 
+#: The section types drawn as charts: one that several relations recorded identically
+#: (tests sharing one PSA run) is printed once, as the HTML page draws its figure once.
+_CHARTS = (Curve, BarChart, Clusters)
+
+
 def _sections_block(summary: Summary, width: int, verbosity: int, style: _Style) -> list[str]:
     """Every group's sections, grouped by title (in order of first appearance), then by
-    group."""
+    group. A chart recorded identically by several relations (`summary.section_key`, as
+    the HTML page finds them) is printed once, under the first of them, with a line naming
+    the others."""
     lines: list[str] = []
     for title in summary.section_titles():
+        shown: list[tuple[Section, Group, list[Group]]] = []
+        first: dict[str, list[Group]] = {}
         for g in summary.groups:
             for section in g.sections:
-                if section.title == title:
-                    lines.extend(section_lines(section, g, width, verbosity, style))
+                if section.title != title:
+                    continue
+                key = section_key(section) if isinstance(section, _CHARTS) else None
+                if key is not None and key in first:
+                    first[key].append(g)
+                    continue
+                others: list[Group] = []
+                if key is not None:
+                    first[key] = others
+                shown.append((section, g, others))
+        for section, g, others in shown:
+            lines.extend(section_lines(section, g, width, verbosity, style))
+            if others:
+                names = ", ".join(printable(o.short_id) for o in others)
+                lines.extend("  " + w for w in wrap_words(
+                    f"(the same for {names}: they recorded identical data, e.g. one shared "
+                    "run)", width - 2))
     return lines
 
 
@@ -1060,8 +1094,9 @@ def _quiet(summary: Summary, style: _Style) -> list[str]:
                      f"{metric} {_inputs_phrase(g)}")
     if summary.comparison is not None:
         for c in summary.comparison.regressions:
+            subject = f" ({printable(c.subject_text)})" if c.subject_text else ""
             lines.append(f"{style.status('WORSE', 'FAIL')} {printable(c.nodeid)} "
-                         f"{printable(c.relation)}: {printable(c.metric)} "
+                         f"{printable(c.relation)}: {printable(c.metric)}{subject} "
                          f"{fmt(c.baseline)} -> {fmt(c.current)} (baseline)")
     return lines
 

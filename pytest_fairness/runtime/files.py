@@ -65,6 +65,16 @@ def _link_note(path: Path) -> str:
     return ""
 
 
+def _looked_for(path: Path) -> str:
+    """Where a relative path was looked for: its absolute path, read from the current
+    directory (empty for an absolute path, which says it already)."""
+    if path.is_absolute():
+        return ""
+    cwd = Path.cwd()
+    return (f" (looked for '{shown_path(cwd / path)}': a relative path is read from the "
+            f"current directory '{shown_path(cwd)}')")
+
+
 def _refusal(path: Path, what: str, kind: str) -> str:
     shown = f"{what} '{shown_path(path)}'{_link_note(path)}"
     if kind == "a directory":
@@ -95,8 +105,8 @@ def open_binary(
         fd = os.open(file, flags)
     except FileNotFoundError:
         dangling = _link_note(file)
-        raise error(f"{what} '{shown_path(file)}'{dangling} does not exist; pass the path of "
-                    f"an existing file{hint}") from None
+        raise error(f"{what} '{shown_path(file)}'{dangling} does not exist{_looked_for(file)}; "
+                    f"pass the path of an existing file{hint}") from None
     except IsADirectoryError:  # where a directory cannot be opened at all
         raise error(_refusal(file, what, "a directory")) from None
     except ValueError:  # a NUL character: no file system has such a name

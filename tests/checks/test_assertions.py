@@ -394,7 +394,9 @@ def test_counterfactual_catches_a_gender_bias() -> None:
         with pytest.raises(pf.FairnessViolation) as exc:
             A.assert_counterfactual_fair(gendered, texts, max_gap=0.2)
         lines = lines_of(exc)
-        assert lines[0].startswith("counterfactual_fairness failed: swapping gender words")
+        assert lines[0].startswith(
+            "counterfactual_fairness failed: swapping words by the gender swap "
+            "(perturb.gender_swap) must not change the prediction")
         assert "  1  +1.0000  0.800 (1) -> 0.300 (0)" in lines
         assert "       - [[She]] wrote the report." in lines
         assert "       + [[He]] wrote the report." in lines

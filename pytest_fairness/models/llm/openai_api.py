@@ -355,6 +355,7 @@ class OpenAIGenerator:
         first_seed = check_int(seed, "seed", minimum=0)
         if not texts:
             return []
+        require("httpx", "OpenAI-compatible models (openai_generator)")  # before the key
         auth = self._auth()
         client = self._http()
         if self._n_supported:
