@@ -80,12 +80,12 @@ from ..metrics.groups import (
 from ..metrics.validation import BoolArray, FloatArray
 from ..models.scoring import coerce_model, labels_of, score_texts
 from ..models.thresholds import decision_threshold
-from ..report.failure import DEFAULT_SHOWN
 from ..results import BarChart, FairnessResult, Measurement, Table, Violation
 from ..runtime.optional import require
 from ..runtime.printable import printable
 from ..validation import check_int, check_texts
 from .bias_auc import AUC_METRICS, assert_subgroup_aucs_above
+from .failure import DEFAULT_SHOWN
 from .verdict import (
     N_RESAMPLES,
     RECORDED_VIOLATIONS,

@@ -15,8 +15,8 @@ import numpy as np
 from ..metrics import label_invariance
 from ..models.scoring import ScoredPair, coerce_model, score_pairs
 from ..perturb.coerce import coerce_cases
-from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement
+from .failure import DEFAULT_SHOWN
 from .verdict import (
     RECORDED_VIOLATIONS,
     check_show,

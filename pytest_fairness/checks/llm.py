@@ -60,26 +60,27 @@ from ..models.generators import TextGenerator, sample_continuations
 from ..perturb.kinds import PerturbationKind, get_kind
 from ..perturb.templates import Template, TemplateSet, template_sets
 from ..perturb.templates import templates as fill_templates
-from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement, Table, Violation
 from ..runtime.printable import printable
 from ..types import FloatArray, Perturbation, TextModel
 from ..validation import check_int, check_number, check_texts
+from .failure import DEFAULT_SHOWN
 from .verdict import (
     N_RESAMPLES,
     RECORDED_VIOLATIONS,
+    abs_interval,
     check_bound,
     check_confidence,
     check_seed,
     check_show,
     conclude,
+    interval_note,
     judged_nothing,
     measured,
     on_empty,
     run_seed,
     skipped_counts,
 )
-from .wasserstein import _abs_interval, _interval_note
 
 __all__ = [
     "AnswerPair",
@@ -937,8 +938,8 @@ def _paired_check(
         measurements.append(Measurement(f"{label} (mean over {found.n_pairs} prompts)",
                                         found.gap, None, ci=(ci.low, ci.high)))
         measurements += measured(f"|{label}|", abs(found.gap), bound,
-                                 _abs_interval(ci.low, ci.high), method=method)
-        notes.append(_interval_note(conf, method, "of the prompts") + ".")
+                                 abs_interval(ci.low, ci.high), method=method)
+        notes.append(interval_note(conf, method, "of the prompts") + ".")
     notes.insert(0, f"{what} higher as written for {found.n_positive} of {found.n_pairs} "
                  f"prompts, higher for their counterfactuals for {found.n_negative} (sign "
                  f"test p = {found.sign_test_p:.3g}).")

@@ -27,21 +27,28 @@ from .. import context
 from .. import perturb as _perturb
 from ..corpus import ANCHOR_KINDS, AnchorStream, Corpus
 from ..errors import ConfigurationError, MissingDependencyError, NothingJudgedError
-from ..metrics.bootstrap import BootstrapCI, bootstrap_psa
+from ..metrics.bootstrap import bootstrap_psa
 from ..metrics.psa import PSAAccumulator, PSAResult, default_thresholds
 from ..metrics.validation import check_ci_method, check_confidence
 from ..models.checks import check_score_range
 from ..models.scoring import Scores, coerce_model, score_texts
 from ..models.thresholds import model_score_range, score_threshold
 from ..perturb.name_swap import Names, split_names
-from ..report.charts import label_dist_section, score_sens_section
-from ..report.failure import DEFAULT_SHOWN
-from ..results import FairnessResult, Measurement, Section, Violation
+from ..results import (
+    FairnessResult,
+    Measurement,
+    Section,
+    Violation,
+    label_dist_section,
+    score_sens_section,
+)
 from ..runtime.progress import progress
 from ..types import Anchor, FloatArray, Perturbation, TextModel
 from ..validation import check_bool, check_int, check_number
+from .failure import DEFAULT_SHOWN
 from .verdict import (
     N_RESAMPLES,
+    abs_interval,
     check_bound,
     check_show,
     conclude,
@@ -797,15 +804,6 @@ def _psa_notes(run: PSARun) -> list[str]:
     return notes
 
 
-def _abs_ci(ci: BootstrapCI) -> tuple[float, float]:
-    """The interval of |X| from that of X."""
-    if ci.low >= 0:
-        return ci.low, ci.high
-    if ci.high <= 0:
-        return -ci.high, -ci.low
-    return 0.0, max(-ci.low, ci.high)
-
-
 def _psa_measurements(
     run: PSARun,
     bound: float,
@@ -836,7 +834,8 @@ def _psa_measurements(
             n_resamples=N_RESAMPLES, confidence=confidence,
             seed=run_seed(seed), method=ci_method,
         )
-        abs_cis = {n: _abs_ci(boot.score_sens_joint[n]) for n in res.names}
+        joint = boot.score_sens_joint
+        abs_cis = {n: abs_interval(joint[n].low, joint[n].high) for n in res.names}
         worst = max(res.names, key=lambda n: (abs_cis[n][0], n))
         cis = {
             "ScoreSens": abs_cis[worst],

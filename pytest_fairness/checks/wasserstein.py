@@ -29,11 +29,13 @@ from ..metrics.wasserstein import wasserstein
 from ..results import FairnessResult, Measurement
 from .verdict import (
     N_RESAMPLES,
+    abs_interval,
     check_bound,
     check_confidence,
     check_scores,
     check_seed,
     conclude,
+    interval_note,
     measured,
     run_seed,
 )
@@ -54,14 +56,6 @@ def _scores_1d(values: object, name: str) -> Any:
         raise ConfigurationError(f"{name} must be a non-empty 1-D sequence of scores, got "
                                  f"shape {arr.shape}")
     return arr
-
-
-def _interval_note(conf: float, method: str, what: str) -> str:
-    return (
-        f"judged on the lower end of the {conf:.0%} {method} bootstrap interval "
-        f"({N_RESAMPLES} resamples {what}): the test fails when the statistic is at its "
-        f"bound with probability {(1 - conf) / 2:.3g}"
-    )
 
 
 def assert_wasserstein_below(
@@ -165,7 +159,7 @@ def assert_wasserstein_below(
     if conf is not None:
         what = "of each group, the pool rebuilt from them" if pool_form else "of each sample"
         notes.append(
-            _interval_note(conf, method, what) + "; the lower end is 0 unless a permutation "
+            interval_note(conf, method, what) + "; the lower end is 0 unless a permutation "
             f"test rejects one distribution at level {(1 - conf) / 2:.3g} (p: "
             + ", ".join(f"{n} {p:.3g}" for n, p in p_values.items() if p is not None) + ")."
         )
@@ -198,15 +192,6 @@ def assert_wasserstein_below(
         discrimination=max(values.values()),
         notes=notes,
     )
-
-
-def _abs_interval(low: float, high: float) -> tuple[float, float]:
-    """The interval of |X| from that of X."""
-    if low >= 0:
-        return low, high
-    if high <= 0:
-        return -high, -low
-    return 0.0, max(-low, high)
 
 
 def _group_names(names: Sequence[str]) -> tuple[str, str]:
@@ -273,14 +258,14 @@ def assert_paired_gap_below(
                         ci=(ci.low, ci.high))
         )
         measurements += measured(
-            f"|{label}|", abs(found.gap), bound, _abs_interval(ci.low, ci.high), method=method
+            f"|{label}|", abs(found.gap), bound, abs_interval(ci.low, ci.high), method=method
         )
     notes = [
         f"{found.n_positive} of {found.n_pairs} pairs score higher for {name_a}, "
         f"{found.n_negative} for {name_b} (sign test p = {found.sign_test_p:.3g})."
     ]
     if conf is not None:
-        notes.append(_interval_note(conf, method, "of the pairs") + ".")
+        notes.append(interval_note(conf, method, "of the pairs") + ".")
     summary = found.to_dict()
     summary.pop("per_pair")
     result = FairnessResult(
