@@ -361,20 +361,23 @@ class PSAInputs:
     max_abs: float | None
 
 
-def resolve_psa(
-    model: object,
-    corpus_or_anchored: object,
-    names: Names,
-    *,
-    threshold: float | None = None,
-    max_abs: float | None = None,
-    top_n: int = 10,
-    keep_anchors: bool = False,
-    options: PSAOptions | None = None,
-) -> PSAInputs:
+class PSARunOptions(PSAOptions, total=False):
+    """`psa`'s options and what the relations add: the flip threshold, the |ScoreSens|
+    bound whose exceedances are counted, how many worst cases (or all anchors) to keep."""
+
+    threshold: float | None
+    max_abs: float | None
+    top_n: int
+    keep_anchors: bool
+
+
+def resolve_psa(model: object, corpus_or_anchored: object, names: Names,
+                options: PSARunOptions) -> PSAInputs:
     """Check every argument of a PSA run (a wrong one raises `ConfigurationError` naming
     it, before the corpus is read) and resolve each input once."""
-    o: PSAOptions = options or {}
+    o = options
+    threshold, max_abs = o.get("threshold"), o.get("max_abs")
+    top_n, keep_anchors = o.get("top_n", 10), o.get("keep_anchors", False)
     kind, max_words = o.get("kind", "pronoun"), o.get("max_words", 50)
     balance, chunk_size = o.get("balance_gender", True), o.get("chunk_size", 2000)
     keep_scores, seed = o.get("keep_scores", False), o.get("seed")
@@ -401,26 +404,16 @@ def resolve_psa(
 
 
 def psa_run(
-    model: object,
-    corpus_or_anchored: object,
-    names: Names,
-    *,
-    threshold: float | None = None,
-    max_abs: float | None = None,
-    top_n: int = 10,
-    keep_anchors: bool = False,
-    **options: Unpack[PSAOptions],
+    model: object, corpus_or_anchored: object, names: Names, **options: Unpack[PSARunOptions]
 ) -> PSARun:
-    """`psa` with flip counts at `threshold`, pairs over `max_abs`, and the anchors of the
-    worst cases kept (all of them with `keep_anchors=True`); streamed like `psa`, whose
-    options it takes.
+    """`psa` (whose options it takes) with flip counts at `threshold`, pairs over
+    `max_abs` (default None: not counted), and the `top_n` (default 10) worst cases'
+    anchors kept (all of them with `keep_anchors=True`); streamed like `psa`.
 
     Every argument is checked before the corpus is read (`resolve_psa`): a wrong
     one raises `ConfigurationError` naming it. Corpus texts that spaCy cannot parse are
     skipped and counted (`PSARun.n_unparsable`, in the notes of a failure)."""
-    return run_psa(resolve_psa(model, corpus_or_anchored, names, threshold=threshold,
-                               max_abs=max_abs, top_n=top_n, keep_anchors=keep_anchors,
-                               options=options))
+    return run_psa(resolve_psa(model, corpus_or_anchored, names, options))
 
 
 def run_psa(inputs: PSAInputs) -> PSARun:
@@ -1003,9 +996,9 @@ def _scoresens_judgement(model: object, corpus: object, names: Names, max_abs: o
     }
     conf = None if confidence is None else check_confidence(confidence)
     ci = check_ci_method(ci_method, ("studentized", "bca", "percentile"), "ci_method")
-    run = resolve_psa(model, corpus, names, threshold=threshold, max_abs=bound,
-                      top_n=max(check_show(show), 10),
-                      options={"seed": seed, "keep_scores": conf is not None})
+    run = resolve_psa(model, corpus, names, {
+        "threshold": threshold, "max_abs": bound, "top_n": max(check_show(show), 10),
+        "seed": seed, "keep_scores": conf is not None})
     return PSAJudgement(run, bound, extra_bounds, conf, ci)
 
 
@@ -1072,8 +1065,8 @@ def assert_labeldist_below(
 
     def resolve() -> PSAJudgement:
         bound = check_bound(max_labeldist, "max_labeldist", upper=1.0)
-        run = resolve_psa(model, corpus, names, threshold=threshold,
-                          top_n=max(check_show(show), 10), options={"seed": seed})
+        run = resolve_psa(model, corpus, names, {
+            "threshold": threshold, "top_n": max(check_show(show), 10), "seed": seed})
         return PSAJudgement(run, bound)
 
     LABEL_DIST.check(resolve, show=show, stacklevel=4)
