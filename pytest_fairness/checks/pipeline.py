@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .. import context
 from ..errors import ConfigurationError, NothingJudgedError
@@ -88,7 +88,8 @@ class Relation(Generic[In, Out]):
     `present`; `reuse_key` (default: none) lets a session keep a measurement for the next
     relation over the same inputs, and `reused` decides whether a kept one serves."""
 
-    name: ClassVar[str] = "relation"
+    name: str = "relation"
+    """The relation's name in the report (a class attribute, or set per instance)."""
 
     def measure(self, inputs: In) -> Out:
         """The measurement of the resolved `inputs` (a pure `metrics` function over what
