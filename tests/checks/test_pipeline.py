@@ -45,3 +45,22 @@ def test_the_power_warning_points_at_the_callers_line() -> None:
                                   confidence=0.95, min_group_size=1)
     [warning] = [w for w in caught if w.category.__name__ == "GroupPowerWarning"]
     assert warning.filename == __file__
+
+
+def test_the_answer_relations_share_one_set_of_options() -> None:
+    from pytest_fairness.checks import llm
+
+    assert isinstance(llm.ANSWER_GAP, llm.PairedAnswerGap)
+    assert isinstance(llm.REFUSAL_PARITY, llm.PairedAnswerGap)
+    assert isinstance(llm.ANSWER_SIMILARITY, llm.AnswerRelation)
+    assert [llm.ANSWER_GAP.name, llm.REFUSAL_PARITY.name, llm.ANSWER_SIMILARITY.name] == [
+        "llm_answer_gap", "llm_refusal_parity", "llm_answer_similarity"]
+
+    def generator(prompts: list[str]) -> list[str]:
+        return ["fine"] * len(prompts)
+
+    with pytest.raises(TypeError, match="unexpected keyword argument 'samples'"):
+        pf.assert_answer_gap_below(generator, ["He is kind."], lambda t: [0.5] * len(t), 0.1,
+                                   samples=3)  # type: ignore[call-arg]
+    with pytest.raises(pf.ConfigurationError, match="n"):
+        pf.assert_answer_similarity_above(generator, ["He is kind."], 0.5, n=0)
