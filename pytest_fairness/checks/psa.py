@@ -920,6 +920,15 @@ def _psa_measurements(
     return out
 
 
+def _psa_presented(run: PSARun, **fields: Any) -> Presented:
+    """What both PSA relations show: the pairs judged, the per-name chart and LabelDist
+    curve, the skip notes and the report's extra data, with `fields`."""
+    res = run.result
+    return Presented(measure_name="shift", n_inputs=res.n_sentences * len(res.names),
+                     sections=_psa_sections(run), notes=_psa_notes(run),
+                     extra=_psa_extra(run), **fields)
+
+
 class ScoreSensRelation(PSARelation):
     """|ScoreSens| and the optional ScoreDev, ScoreRange and LabelDist bounds."""
 
@@ -931,18 +940,14 @@ class ScoreSensRelation(PSARelation):
                                          inputs.run.seed, inputs.ci_method)
         violations = _pair_violations(run, max(show, 10))
         n_inputs = res.n_sentences * len(res.names)
-        return Presented(
+        return _psa_presented(
+            run,
             measurements=measurements,
             statement="replacing a pronoun with a name must not move the score "
             f"(|ScoreSens| <= {bound:g}; psa, section 2)",
-            measure_name="shift",
             discrimination=max(abs(v) for v in res.score_sens.values()),
             violations=violations,
-            n_inputs=n_inputs,
             n_violations=run.n_exceeding,
-            sections=_psa_sections(run),
-            notes=_psa_notes(run),
-            extra=_psa_extra(run),
             hint="the names with the largest ScoreSens are in the report's per-name chart; "
             "averaging over names (pytest_fairness.average) is the psa paper's mitigation",
             inputs_title=f"worst {min(show, len(violations))} (sentence, name) pairs; "
@@ -958,18 +963,14 @@ class LabelDistRelation(PSARelation):
     def present(self, inputs: PSAJudgement, measured_: PSARun, *, show: int) -> Presented:
         run, bound, res = measured_, inputs.bound, measured_.result
         value = res.label_dist(run.threshold)
-        return Presented(
+        return _psa_presented(
+            run,
             measurements=[Measurement(f"LabelDist at {run.threshold:g}", value, bound)],
             statement=f"names must not flip labels at threshold {run.threshold:g} "
             f"(LabelDist <= {bound:g}; psa, sections 2 and 3.2)",
-            measure_name="shift",
             discrimination=value,
             violations=_flip_violations(run, max(show, 10)),
-            n_inputs=res.n_sentences * len(res.names),
             n_violations=run.n_flips,
-            sections=_psa_sections(run),
-            notes=_psa_notes(run),
-            extra=_psa_extra(run),
             hint="see the LabelDist curve in the report for how this depends on the "
             "threshold",
             passed=value <= bound,
