@@ -1,9 +1,11 @@
 """The shape of the package, checked from its source: the rules that keep the layers apart.
 
 Data flows one way (model + corpus -> perturbations -> predictions -> metrics -> verdict
--> report) and the folders follow it. These tests read every module's imports (with `ast`,
-module level and inside functions alike) and fail naming the file and line that breaks a
-rule, so the layout cannot drift unnoticed.
+-> report) and the folders follow it: `LAYERS` below is the README's order (facade/plugin
+-> report -> strategies -> checks -> models -> perturb -> corpus -> resources/metrics ->
+context -> registry/results -> shared vocabulary -> errors). These tests read every
+module's imports (with `ast`, module level and inside functions alike) and fail naming the
+file and line that breaks a rule, so the layout cannot drift unnoticed.
 """
 
 from __future__ import annotations
