@@ -3,7 +3,8 @@
 `pipeline.Relation` is the shape of a relation (public as `pytest_fairness.Relation`): its
 inputs resolved once, a pure measurement (`metrics`), a presentation (`Presented`), and one
 driver for argument checks, the nothing-judged case, session reuse and `verdict.conclude`.
-The PSA, group-comparison, LLM and flip-rate relations are written on it.
+The PSA, group-comparison, LLM, label-invariance, Wasserstein and flip-rate relations are
+written on it.
 
 - `flip_rate`: the share of perturbations that flip the predicted label, with a binomial
   interval and a bar chart per perturbation kind (mt-nlp, section 2, as a proportion);
