@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         winobias_gap,
     )
     from .checks.answers_file import CollectedAnswers, answers_from_file
+    from .checks.flip_rate import assert_flip_rate_below
     from .checks.generation import generation_bias, rescore
     from .checks.groups import GroupAnalysis, GroupPowerWarning, to_metric_frame
     from .checks.llm import (
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
         llm_counterfactuals,
         template_prompts,
     )
+    from .checks.pipeline import Presented, Relation
     from .checks.psa import psa
     from .corpus import Corpus
     from .corpus import benchmarks as benchmarks
@@ -119,7 +121,7 @@ if TYPE_CHECKING:
     from .settings import Settings
     from .types import Anchor, Case, ModelStats, Perturbation, Span, TextModel
 
-__version__ = "0.1.0"
+from .version import __version__
 
 #: Public name -> the module (relative to this package) that defines it.
 _EXPORTS: dict[str, str] = {
@@ -235,6 +237,9 @@ _EXPORTS: dict[str, str] = {
     "Cluster": "results",
     "record": "checks",
     "assert_result": "checks",
+    "Relation": "checks.pipeline",
+    "Presented": "checks.pipeline",
+    "assert_flip_rate_below": "checks.flip_rate",
     # mitigation
     "smooth": "analysis.mitigation",
     "average": "analysis.mitigation",

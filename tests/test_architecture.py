@@ -1,9 +1,11 @@
 """The shape of the package, checked from its source: the rules that keep the layers apart.
 
 Data flows one way (model + corpus -> perturbations -> predictions -> metrics -> verdict
--> report) and the folders follow it. These tests read every module's imports (with `ast`,
-module level and inside functions alike) and fail naming the file and line that breaks a
-rule, so the layout cannot drift unnoticed.
+-> report) and the folders follow it: `LAYERS` below is the README's order (facade/plugin
+-> report -> strategies -> checks -> models -> perturb -> corpus -> resources/metrics ->
+context -> registry/results -> shared vocabulary -> errors). These tests read every
+module's imports (with `ast`, module level and inside functions alike) and fail naming the
+file and line that breaks a rule, so the layout cannot drift unnoticed.
 """
 
 from __future__ import annotations
@@ -230,21 +232,65 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
-@pytest.mark.parametrize("layer", ["metrics", "perturb", "resources", "report", "corpus"])
+#: The layers, top to bottom (README "Architecture", DESIGN.md): a module imports only its
+#: own layer and the layers below it, at module level, inside functions and under
+#: TYPE_CHECKING alike. Layers on one row are peers and import nothing of each other.
+#: The facade is `pytest_fairness/__init__.py` (layer "").
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("", "plugin"),            # the public facade; the pytest glue
+    ("report",),               # summary, text, HTML, JSON, JUnit, baselines
+    ("strategies",),           # Hypothesis strategies for a test's inputs
+    ("checks",),               # the relations: resolve -> measure -> present -> conclude
+    ("models",),               # the inputs: a model ...
+    ("perturb",),              # ... the perturbations of ...
+    ("corpus",),               # ... a corpus ...
+    ("resources", "metrics"),  # ... read with packaged resources; the pure formulas
+    ("context",),              # the run's settings (read by plugin, checks, inputs' defaults)
+    ("registry", "results"),   # the extension registries; the result and section types
+    ("validation", "runtime", "settings", "types", "version"),  # shared vocabulary
+    ("errors",),               # the named errors
+)
+RANK = {layer: rank for rank, row in enumerate(LAYERS) for layer in row}
+
+
+def test_every_layer_has_a_place_in_the_order() -> None:
+    layers = {_layer(m) for m in MODULES}
+    assert layers == set(RANK), (
+        f"layers without a place in LAYERS: {sorted(layers - set(RANK))}; "
+        f"places without a layer: {sorted(set(RANK) - layers)}")
+
+
+@pytest.mark.parametrize("layer", [layer for row in LAYERS for layer in row])
 def test_lower_layers_do_not_import_the_layers_after_them(layer: str) -> None:
-    """Data flows one way: a layer imports only the layers before it (and the shared
-    vocabulary at the top of the package)."""
-    after = {
-        "resources": ("corpus", "models", "perturb", "checks", "report", "plugin"),
-        "corpus": ("models", "perturb", "checks", "report", "plugin"),
-        "perturb": ("models", "checks", "report", "plugin"),
-        "metrics": ("models", "perturb", "checks", "report", "plugin", "corpus", "resources"),
-        "report": ("checks", "plugin", "models", "perturb", "corpus"),
-    }[layer]
+    """Data flows one way: a layer imports only itself and the layers below it in
+    `LAYERS` (inside functions too: a deferred import is still a dependency)."""
     bad = [
         f"{imp.where()}: {imp.target}"
         for imp in all_imports()
         if _layer(imp.module) == layer and imp.target.startswith(NAME)
-        and _layer(imp.target) in after
+        and _layer(imp.target) != layer and RANK[_layer(imp.target)] <= RANK[layer]
     ]
-    assert not bad, f"{layer}/ imports a later layer:\n" + "\n".join(bad)
+    assert not bad, f"{layer or 'the facade'} imports a layer above it or a peer:\n" + (
+        "\n".join(bad))
+
+
+def test_no_import_circle_crosses_a_layer_even_inside_functions() -> None:
+    """Between layers, counting the imports inside functions: no circle at all."""
+    graph: dict[str, set[str]] = {layer: set() for layer in RANK}
+    for imp in all_imports():
+        if imp.target.startswith(NAME) and _layer(imp.target) != _layer(imp.module):
+            graph[_layer(imp.module)].add(_layer(imp.target))
+    assert not _cycles(graph)
+
+
+def test_the_checks_do_not_reach_the_report_and_the_report_not_the_facade() -> None:
+    """The two edges the layering used to break: `checks` builds its sections from
+    `results` and its message in `checks.failure`; `report` takes the version from
+    `pytest_fairness.version`."""
+    bad = [
+        f"{imp.where()}: {imp.target}"
+        for imp in all_imports()
+        if (_layer(imp.module) == "checks" and _layer(imp.target) in ("report", "plugin"))
+        or (_layer(imp.module) == "report" and imp.target == NAME)
+    ]
+    assert not bad, "\n".join(bad)

@@ -1,5 +1,13 @@
 """The relations: one module per relation, each owning its run, verdict and report data.
 
+`pipeline.Relation` is the shape of a relation (public as `pytest_fairness.Relation`): its
+inputs resolved once, a pure measurement (`metrics`), a presentation (`Presented`), and one
+driver for argument checks, the nothing-judged case, session reuse and `verdict.conclude`.
+The PSA, group-comparison, LLM, label-invariance, Wasserstein and flip-rate relations are
+written on it.
+
+- `flip_rate`: the share of perturbations that flip the predicted label, with a binomial
+  interval and a bar chart per perturbation kind (mt-nlp, section 2, as a proportion);
 - `psa`: ScoreSens, ScoreDev, ScoreRange and LabelDist of names put in place of pronouns
   (psa-perturbation-sensitivity-analysis, sections 2 and 3.2);
 - `invariance`: argmax M(x) = argmax M(x') for every perturbation x'

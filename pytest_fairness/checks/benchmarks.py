@@ -46,10 +46,10 @@ from ..metrics.bootstrap import bootstrap_paired_gap
 from ..metrics.paired import paired_gap
 from ..models.classifiers.scoring import coerce_model, score_texts
 from ..models.whitebox.likelihood import LikelihoodModel, choose_answers
-from ..report.failure import DEFAULT_SHOWN
 from ..results import BarChart, FairnessResult, Measurement, Table, Violation
 from ..types import FloatArray
 from ..validation import check_bool
+from .failure import DEFAULT_SHOWN
 from .verdict import (
     N_RESAMPLES,
     RECORDED_VIOLATIONS,

@@ -41,9 +41,9 @@ from ..errors import ConfigurationError
 from ..metrics import bias_aucs
 from ..metrics.bias_auc import AEG_SIGN, as_mask, misranked_share, subgroup_bias_aucs
 from ..metrics.validation import BoolArray, FloatArray, as_float_array
-from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement, Table, Violation
 from ..validation import check_texts
+from .failure import DEFAULT_SHOWN
 from .verdict import (
     RECORDED_VIOLATIONS,
     check_bound,

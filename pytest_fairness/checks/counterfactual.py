@@ -17,10 +17,10 @@ from ..errors import ConfigurationError, NothingJudgedError
 from ..metrics.counterfactual import CounterfactualResult, counterfactual_fairness
 from ..models.classifiers.scoring import ScoredPair, coerce_model, score_pairs
 from ..perturb.coerce import gender_swapper
-from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement
 from ..types import FloatArray
 from ..validation import check_texts
+from .failure import DEFAULT_SHOWN
 from .verdict import (
     RECORDED_VIOLATIONS,
     check_bound,

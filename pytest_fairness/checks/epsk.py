@@ -19,9 +19,9 @@ from ..metrics.epsk import DEFAULT_TOL
 from ..models.classifiers.scoring import Scores, coerce_model, labels_of, score_texts
 from ..models.classifiers.thresholds import decision_threshold
 from ..perturb.coerce import coerce_cases, perturbation_from_texts, resolve_perturber
-from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement, Violation
 from ..types import Perturbation, TextModel
+from .failure import DEFAULT_SHOWN
 from .verdict import (
     RECORDED_VIOLATIONS,
     check_bound,

@@ -53,7 +53,7 @@ import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import numpy as np
 
@@ -80,12 +80,13 @@ from ..metrics.groups import (
 from ..metrics.validation import BoolArray, FloatArray
 from ..models.classifiers.scoring import coerce_model, labels_of, score_texts
 from ..models.classifiers.thresholds import decision_threshold
-from ..report.failure import DEFAULT_SHOWN
-from ..results import BarChart, FairnessResult, Measurement, Table, Violation
+from ..results import BarChart, Measurement, Table, Violation
 from ..runtime.optional import require
 from ..runtime.printable import printable
 from ..validation import check_int, check_texts
 from .bias_auc import AUC_METRICS, assert_subgroup_aucs_above
+from .failure import DEFAULT_SHOWN
+from .pipeline import Presented, Relation
 from .verdict import (
     N_RESAMPLES,
     RECORDED_VIOLATIONS,
@@ -94,7 +95,6 @@ from .verdict import (
     check_seed,
     check_show,
     check_threshold,
-    conclude,
     judged_nothing,
     measured,
     on_empty,
@@ -102,6 +102,9 @@ from .verdict import (
     run_threshold,
     skipped_counts,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "MIN_GROUP_SIZE",
@@ -663,7 +666,7 @@ def _bound_note(found: GroupBound, word: str, how: str) -> str:
 
 
 def _warn_if_underpowered(
-    gm: GroupMetrics, found: GroupBound, kind: str, conf: float | None
+    gm: GroupMetrics, found: GroupBound, kind: str, conf: float | None, stacklevel: int = 4
 ) -> None:
     """A `GroupPowerWarning` when the rows behind the rate are too few for the verdict to
     detect a gap `USEFUL_EXCESS` above the bound 80% of the time."""
@@ -695,7 +698,7 @@ def _warn_if_underpowered(
         message += (f"; without confidence= the point estimate is judged, and the max - min "
                     f"of {k} noisy rates is biased upwards: a fair model fails it often; pass "
                     "confidence=0.95 so that one fails at most 2.5% of the time")
-    warnings.warn(GroupPowerWarning(printable(message)), stacklevel=4)
+    warnings.warn(GroupPowerWarning(printable(message)), stacklevel=stacklevel)
 
 
 #: What rows lie behind each rate (its denominator), for the warning.
@@ -738,23 +741,90 @@ def _wrong_examples(analysis: GroupAnalysis, group: Hashable, part: str) -> list
     return out
 
 
-def _judge(
-    kind: str,
-    source: object,
-    data: object,
-    *,
-    metric: str,
-    bound: float,
-    confidence: float | None,
-    seed: int | None,
-    ci_method: str,
-    drop_undefined: bool,
-    show: int,
-    options: dict[str, Any],
-) -> None:
-    """The gap (`kind` "difference") or ratio relation on any source."""
-    __tracebackhide__ = True
+class GroupOptions(TypedDict, total=False):
+    """The options of the group-comparison relation, `assert_group_gap_below` and
+    `assert_group_ratio_above` (one relation, two configurations): `group` (None),
+    `metric` ("selection_rate"), `confidence` (None), `seed` (None), `ci_method`
+    ("score"), `min_group_size` (`MIN_GROUP_SIZE`), `drop_small` (False),
+    `drop_undefined` (False), `show` (5); the rows as `group_fairness` takes them:
+    `positive`, `threshold`, `predictions`, `scores`, `y_true`, `groups`, `texts`
+    (None each)."""
+
+    group: str | Sequence[str] | None
+    metric: str
+    confidence: float | None
+    seed: int | None
+    ci_method: str
+    min_group_size: int
+    drop_small: bool
+    drop_undefined: bool
+    positive: object
+    threshold: float | None
+    predictions: object
+    scores: object
+    y_true: object
+    groups: object
+    texts: object
+    show: int
+
+
+Comparison = Literal["difference", "ratio"]
+
+
+@dataclass(frozen=True, eq=False)
+class GroupInputs:
+    """The resolved inputs of a group comparison: the statistic, the checked options and
+    the rows (a `GroupAnalysis`, the model run once) or a fairlearn MetricFrame's values."""
+
+    kind: Comparison
+    name: str
+    bound: float
+    how: str
+    conf: float | None
+    seed: int | None
+    drop_undefined: bool
+    frame: _Frame | None
+    analysis: GroupAnalysis | None
+
+    @property
+    def op(self) -> Literal["<=", ">="]:
+        return "<=" if self.kind == "difference" else ">="
+
+    @property
+    def word(self) -> str:
+        return "gap (max - min)" if self.kind == "difference" else "ratio (min / max)"
+
+
+@dataclass(frozen=True, eq=False)
+class GroupMeasure:
+    """The rates per group and the judged statistic (with its interval)."""
+
+    value: float
+    label: str
+    parts: tuple[str, ...]
+    per_group: dict[Hashable, dict[str, float]]
+    sizes: dict[Hashable, int | None]
+    cis: dict[Hashable, dict[str, BootstrapCI]]
+    gap_ci: GroupBound | None
+    bad: dict[Hashable, str]
+    notes: list[str]
+    skipped: dict[str, int]
+
+
+def _resolve_groups(kind: Comparison, fn: str, source: object, data: object, bound: float,
+                    options: GroupOptions) -> GroupInputs:
+    """Check every option (in the order the relation always has) and resolve the rows."""
+    unknown = sorted(set(options) - set(GroupOptions.__annotations__))
+    if unknown:
+        raise TypeError(f"{fn}() got an unexpected keyword argument {unknown[0]!r}")
+    o = options
+    check_show(o.get("show", DEFAULT_SHOWN))
+    rows = _options(o.get("group"), o.get("predictions"), o.get("scores"), o.get("y_true"),
+                    o.get("groups"), o.get("texts"), o.get("positive"), o.get("threshold"),
+                    o.get("min_group_size", MIN_GROUP_SIZE), o.get("drop_small", False))
+    metric, ci_method = o.get("metric", "selection_rate"), o.get("ci_method", "score")
     name = check_gap_metric(metric)
+    drop_undefined = o.get("drop_undefined", False)
     if not isinstance(drop_undefined, bool):
         raise ConfigurationError(f"drop_undefined must be True or False, got "
                                  f"{drop_undefined!r:.40}")
@@ -762,107 +832,136 @@ def _judge(
         raise ConfigurationError(
             f"ci_method must be one of {', '.join(map(repr, _CI_METHODS))} (the intervals "
             f"of each group's rate), got {ci_method!r:.60}")
-    how = str(ci_method)
-    op: Literal["<=", ">="] = "<=" if kind == "difference" else ">="
-    word = "gap (max - min)" if kind == "difference" else "ratio (min / max)"
-    relation = "group_gap" if kind == "difference" else "group_ratio"
-    notes: list[str] = []
-    skipped: dict[str, int] = {}
     if _is_metric_frame(source):
-        if data is not None or any(v is not None for k, v in options.items()
+        if data is not None or any(v is not None for k, v in rows.items()
                                    if k not in ("min_group_size", "drop_small")):
             raise ConfigurationError("a MetricFrame holds its own rows: pass it alone")
-        frame = _from_frame(source, metric)
-        bad = {k: "undefined (NaN) in the MetricFrame" for k, v in frame.values.items()
-               if not math.isfinite(v)}
-        values = {k: v for k, v in frame.values.items() if k not in bad}
-        if bad and not drop_undefined:
-            raise ConfigurationError(
-                f"{frame.metric} is undefined for {len(bad)} group(s): "
-                + ", ".join(map(group_label, bad)) + "; fix the data, or pass "
-                "drop_undefined=True to judge the other groups (the left-out groups are "
-                "reported)")
-        if bad:
-            skipped[f"groups with undefined {frame.metric}"] = len(bad)
-            rates = np.array(list(values.values()), dtype=np.float64)
-            hi, lo = (float(rates.max()), float(rates.min())) if rates.size else (0.0, 0.0)
-            value = hi - lo if kind == "difference" else (lo / hi if hi > 0 else math.nan)
-        else:
-            value = frame.difference if kind == "difference" else frame.ratio
-        label = frame.metric
-        per_group = {k: {label: v} for k, v in values.items()}
-        sizes: dict[Hashable, int | None] = dict.fromkeys(values)
-        cis: dict[Hashable, dict[str, BootstrapCI]] = {}
-        gap_ci: GroupBound | None = None
-        analysis: GroupAnalysis | None = None
-        parts: tuple[str, ...] = (label,)
-        notes.append("judged from a fairlearn MetricFrame: its by_group values, "
-                     "difference() and ratio(); no intervals or example rows")
-    else:
-        conf = check_confidence(confidence)
-        seed = check_seed(seed)
-        analysis = _analysis(source, data, options)
-        gm = analysis.metrics
-        skipped.update(analysis.skipped)
-        bad = gm.undefined(name)
-        if bad and not drop_undefined:
-            raise ConfigurationError(
-                f"{_SHORT[name]} is undefined for {len(bad)} of {len(gm.groups)} group(s): "
-                + "; ".join(f"{group_label(k)!r} (n={gm.groups[k].n}): {why}"
-                            for k, why in bad.items())
-                + ". A rate over no rows is not 0: add rows, or pass drop_undefined=True to "
-                "judge the other groups (the left-out groups are reported)")
-        if bad:
-            skipped[f"rows in groups with undefined {_SHORT[name]}"] = sum(
-                gm.groups[k].n for k in bad)
-            gm = gm.without(list(bad))
-        if len(gm.groups) < 2:
-            on_empty(judged_nothing(
-                relation, f"{len(gm.groups)} group(s) left to compare (skipped: "
-                + ", ".join(f"{n} {w}" for w, n in skipped.items()) + ")",
-                "give the data at least two groups with a defined rate"))
-        found = simultaneous_group_bound(gm, name, kind, confidence=conf or 0.95)
-        value = found.estimate
-        parts = _parts(name)
-        label = _SHORT[name]
-        if found.undefined_parts:
-            gone = ", ".join(_SHORT[p] for p in found.undefined_parts)
-            notes.append(
-                f"{gone} is 0 in every group: its ratio is 0/0 (undefined), so equalized "
-                f"odds is judged on {', '.join(_SHORT[p] for p in found.parts)} alone")
-        per_group = {k: {p: g.rate(p) for p in parts} for k, g in gm.groups.items()}
-        sizes = {k: g.n for k, g in gm.groups.items()}
-        cis = {}
-        gap_ci = None
-        if conf is not None:
-            cis = _group_cis(gm, name, conf, how, seed)
-            gap_ci = found
-            notes.append(_bound_note(found, word, how))
-        _warn_if_underpowered(gm, found, kind, conf)
-        if analysis.metrics.dropped:
-            notes.append("left out, under min_group_size="
-                         f"{analysis.metrics.min_group_size}: " + ", ".join(
-                             f"{group_label(k)!r} ({n} rows)"
-                             for k, n in analysis.metrics.dropped.items()))
+        return GroupInputs(kind, name, bound, str(ci_method), None, None, drop_undefined,
+                           _from_frame(source, metric), None)
+    conf = check_confidence(o.get("confidence"))
+    seed = check_seed(o.get("seed"))
+    return GroupInputs(kind, name, bound, str(ci_method), conf, seed, drop_undefined, None,
+                       _analysis(source, data, rows))
+
+
+def _measure_frame(inputs: GroupInputs, frame: _Frame) -> GroupMeasure:
+    """The statistic of a fairlearn MetricFrame: its by_group values, difference(),
+    ratio()."""
+    bad: dict[Hashable, str] = {k: "undefined (NaN) in the MetricFrame"
+                                for k, v in frame.values.items() if not math.isfinite(v)}
+    values = {k: v for k, v in frame.values.items() if k not in bad}
+    if bad and not inputs.drop_undefined:
+        raise ConfigurationError(
+            f"{frame.metric} is undefined for {len(bad)} group(s): "
+            + ", ".join(map(group_label, bad)) + "; fix the data, or pass "
+            "drop_undefined=True to judge the other groups (the left-out groups are "
+            "reported)")
+    skipped: dict[str, int] = {}
     if bad:
-        notes.append("left out, rate undefined: " + "; ".join(
-            f"{group_label(k)!r}: {why}" for k, why in bad.items()))
-    # the table: groups by their (first part's) rate, worst first
-    first = parts[0]
-    order = sorted(per_group, key=lambda k: per_group[k][first],
-                   reverse=first not in _HIGHER_IS_BETTER)
-    columns = ["group", "n"]
-    for p in parts:
-        columns += [_SHORT.get(p, p), f"{_SHORT.get(p, p)} CI"]
-    rows: list[list[Any]] = [
-        [group_label(k), sizes[k], *(x for p in parts for x in (
-            round(per_group[k][p], 4), _ci_text(cis.get(k, {}).get(p)) or None))]
-        for k in order]
+        skipped[f"groups with undefined {frame.metric}"] = len(bad)
+        rates = np.array(list(values.values()), dtype=np.float64)
+        hi, lo = (float(rates.max()), float(rates.min())) if rates.size else (0.0, 0.0)
+        value = hi - lo if inputs.kind == "difference" else (lo / hi if hi > 0 else math.nan)
+    else:
+        value = frame.difference if inputs.kind == "difference" else frame.ratio
+    label = frame.metric
+    return GroupMeasure(
+        value, label, (label,), {k: {label: v} for k, v in values.items()},
+        dict.fromkeys(values), {}, None, bad,
+        ["judged from a fairlearn MetricFrame: its by_group values, difference() and "
+         "ratio(); no intervals or example rows"], skipped)
+
+
+def _measure_rows(inputs: GroupInputs, analysis: GroupAnalysis) -> GroupMeasure:
+    """The statistic of the rows: every group's rate and the simultaneous bound of the
+    gap or ratio (`metrics.group_bounds`)."""
+    name, gm = inputs.name, analysis.metrics
+    skipped = dict(analysis.skipped)
+    bad = gm.undefined(name)
+    if bad and not inputs.drop_undefined:
+        raise ConfigurationError(
+            f"{_SHORT[name]} is undefined for {len(bad)} of {len(gm.groups)} group(s): "
+            + "; ".join(f"{group_label(k)!r} (n={gm.groups[k].n}): {why}"
+                        for k, why in bad.items())
+            + ". A rate over no rows is not 0: add rows, or pass drop_undefined=True to "
+            "judge the other groups (the left-out groups are reported)")
+    if bad:
+        skipped[f"rows in groups with undefined {_SHORT[name]}"] = sum(
+            gm.groups[k].n for k in bad)
+        gm = gm.without(list(bad))
+    if len(gm.groups) < 2:
+        raise judged_nothing(
+            GROUP_RELATIONS[inputs.kind].name,
+            f"{len(gm.groups)} group(s) left to compare (skipped: "
+            + ", ".join(f"{n} {w}" for w, n in skipped.items()) + ")",
+            "give the data at least two groups with a defined rate")
+    found = simultaneous_group_bound(gm, name, inputs.kind, confidence=inputs.conf or 0.95)
+    parts = _parts(name)
+    notes = []
+    if found.undefined_parts:
+        gone = ", ".join(_SHORT[p] for p in found.undefined_parts)
+        notes.append(
+            f"{gone} is 0 in every group: its ratio is 0/0 (undefined), so equalized "
+            f"odds is judged on {', '.join(_SHORT[p] for p in found.parts)} alone")
+    cis: dict[Hashable, dict[str, BootstrapCI]] = {}
+    if inputs.conf is not None:
+        cis = _group_cis(gm, name, inputs.conf, inputs.how, inputs.seed)
+        notes.append(_bound_note(found, inputs.word, inputs.how))
+    # the warning points at the line that called the assert_* function
+    _warn_if_underpowered(gm, found, inputs.kind, inputs.conf, stacklevel=9)
+    if analysis.metrics.dropped:
+        notes.append("left out, under min_group_size="
+                     f"{analysis.metrics.min_group_size}: " + ", ".join(
+                         f"{group_label(k)!r} ({n} rows)"
+                         for k, n in analysis.metrics.dropped.items()))
+    return GroupMeasure(
+        found.estimate, _SHORT[name], parts,
+        {k: {p: g.rate(p) for p in parts} for k, g in gm.groups.items()},
+        {k: g.n for k, g in gm.groups.items()}, cis,
+        found if inputs.conf is not None else None, bad, notes, skipped)
+
+
+def _text_table(m: GroupMeasure, rows: list[list[Any]], word: str, op: str,
+                bound: float) -> list[str]:
+    """The per-group table of the failure message (the report draws `Table`)."""
+    width = max(5, *(len(str(r[0])) for r in rows))
+    lines = [f"per group ({len(rows)}, worst first):",
+             "  " + f"{'group':<{width}}  {'n':>6}  " + "  ".join(
+                 f"{_SHORT.get(p, p):>14}  {'interval':<16}" for p in m.parts).rstrip()]
+    for r in rows:
+        n_text = "" if r[1] is None else str(r[1])
+        cells = "  ".join(f"{_fmt(r[2 + 2 * i]):>14}  {(r[3 + 2 * i] or ''):<16}"
+                          for i in range(len(m.parts)))
+        lines.append(f"  {r[0]!s:<{width}}  {n_text:>6}  {cells}".rstrip())
+    lines.append(f"{m.label} {word} = {_fmt(m.value)}"
+                 + (f" {_ci_text(m.gap_ci)}" if m.gap_ci else "")
+                 + f" (bound {op} {bound:g})")
+    return lines
+
+
+def _group_chart(m: GroupMeasure, order: list[Hashable]) -> BarChart:
+    bars: list[tuple[str, float]] = []
+    spans: list[tuple[float, float] | None] = []
+    for k in order:
+        for p in m.parts:
+            bar = f"{group_label(k)} {_SHORT.get(p, p)}" if len(m.parts) > 1 else group_label(k)
+            ci = m.cis.get(k, {}).get(p)
+            bars.append((bar, m.per_group[k][p]))
+            spans.append((ci.low, ci.high) if ci is not None and _ci_text(ci)
+                         and ci.low <= ci.high else None)
+    return BarChart(f"{m.label} by group", bars, value_label=m.label, intervals=spans,
+                    caption="the rate per group" + (", with its interval" if m.cis else ""))
+
+
+def _group_measurements(inputs: GroupInputs, m: GroupMeasure
+                        ) -> tuple[list[Measurement], dict[str, Hashable]]:
+    """The judged statistic and each part's worst group against its best."""
+    per_group = m.per_group
     measurements: list[Measurement] = measured(
-        f"{label} {word} over {len(per_group)} groups", value, bound,
-        None if gap_ci is None else (gap_ci.low, gap_ci.high), op=op,
-        method=gap_ci.method if gap_ci is not None else None)
-    worst_parts = {p: _worst({k: v[p] for k, v in per_group.items()}, p) for p in parts
+        f"{m.label} {inputs.word} over {len(per_group)} groups", m.value, inputs.bound,
+        None if m.gap_ci is None else (m.gap_ci.low, m.gap_ci.high), op=inputs.op,
+        method=m.gap_ci.method if m.gap_ci is not None else None)
+    worst_parts = {p: _worst({k: v[p] for k, v in per_group.items()}, p) for p in m.parts
                    if any(math.isfinite(v[p]) for v in per_group.values())}
     for p, k in worst_parts.items():
         best = (max if p in _HIGHER_IS_BETTER else min)(
@@ -871,96 +970,100 @@ def _judge(
         measurements.append(Measurement(
             f"{_SHORT.get(p, p)}: worst group {group_label(k)!r} vs best {group_label(best)!r}",
             per_group[k][p], None, ">=" if p in _HIGHER_IS_BETTER else "<="))  # its direction
-    passed = all(m.holds for m in measurements)
-    table = Table(
-        f"{label} by group ({word} {op} {bound:g})", columns, rows,
-        caption=f"{_REFERENCE.get(name, label)}; worst group first"
-        + (f"; {gap_ci.confidence:.0%} intervals ({_PER_GROUP[how]} per group, "
-           f"{gap_ci.method} for the {word.split()[0]})" if gap_ci else ""))
-    bars: list[tuple[str, float]] = []
-    spans: list[tuple[float, float] | None] = []
-    for k in order:
-        for p in parts:
-            bar = f"{group_label(k)} {_SHORT.get(p, p)}" if len(parts) > 1 else group_label(k)
-            ci = cis.get(k, {}).get(p)
-            bars.append((bar, per_group[k][p]))
-            spans.append((ci.low, ci.high) if ci is not None and _ci_text(ci)
-                         and ci.low <= ci.high else None)
-    chart = BarChart(f"{label} by group", bars, value_label=label, intervals=spans,
-                     caption="the rate per group" + (", with its interval" if cis else ""))
-    width = max(5, *(len(str(r[0])) for r in rows))
-    lines = [f"per group ({len(rows)}, worst first):",
-             "  " + f"{'group':<{width}}  {'n':>6}  " + "  ".join(
-                 f"{_SHORT.get(p, p):>14}  {'interval':<16}" for p in parts).rstrip()]
-    for r in rows:
-        n_text = "" if r[1] is None else str(r[1])
-        cells = "  ".join(f"{_fmt(r[2 + 2 * i]):>14}  {(r[3 + 2 * i] or ''):<16}"
-                          for i in range(len(parts)))
-        lines.append(f"  {r[0]!s:<{width}}  {n_text:>6}  {cells}".rstrip())
-    lines.append(f"{label} {word} = {_fmt(value)}"
-                 + (f" {_ci_text(gap_ci)}" if gap_ci else "")
-                 + f" (bound {op} {bound:g})")
-    violations: list[Violation] = []
-    if not passed and analysis is not None and analysis.texts is not None and worst_parts:
-        # the examples of the part with the larger gap (equalized odds: TPR or FPR)
-        p = max(worst_parts, key=lambda x: analysis.metrics.difference(x))
-        violations = _wrong_examples(analysis, worst_parts[p], p)
-    result = FairnessResult(
-        relation=relation,
-        passed=passed,
-        measurements=tuple(measurements),
-        violations=tuple(violations),
-        n_inputs=sum(n or 0 for n in sizes.values()) if analysis is not None
-        else len(per_group),
-        n_violations=len(violations),
-        extra={
-            "metric": name if analysis is not None else label,
-            "statistic": kind,
-            **({"interval": gap_ci.to_dict()} if gap_ci is not None else {}),
-            "by_group": {group_label(k): {p: (v if math.isfinite(v) else None)
-                                          for p, v in per_group[k].items()} for k in order},
-            **({"groups": analysis.to_dict()} if analysis is not None else {}),
-            **skipped_counts(skipped),
-        },
-        sections=(table, chart),
-    )
-    statement = (f"the {label} {word} between groups must be {op} {bound:g} "
-                 f"({_REFERENCE.get(name, label) if analysis is not None else 'fairlearn'})")
-    conclude(
-        result,
-        statement=statement,
-        measure_name=f"P({analysis.positive if analysis is not None else 'positive'})",
-        discrimination=(value - bound if op == "<=" else bound - value)
-        if math.isfinite(value) else None,
-        show=show,
-        notes=[*lines, *notes, *([f"skipped: {', '.join(f'{n} {w}' for w, n in skipped.items())}"]
-                                 if skipped else [])],
-        inputs_title=("rows of the worst group that the model got wrong" if violations
-                      else None),
-    )
+    return measurements, worst_parts
+
+
+class GroupComparison(Relation[GroupInputs, GroupMeasure]):
+    """A rate compared between groups: the gap (max - min, `assert_group_gap_below`) or
+    the ratio (min / max, `assert_group_ratio_above`) of one relation."""
+
+    def __init__(self, kind: Comparison) -> None:
+        self.kind = kind
+        self.name = "group_gap" if kind == "difference" else "group_ratio"
+
+    def measure(self, inputs: GroupInputs) -> GroupMeasure:
+        if inputs.frame is not None:
+            return _measure_frame(inputs, inputs.frame)
+        assert inputs.analysis is not None
+        return _measure_rows(inputs, inputs.analysis)
+
+    def present(self, inputs: GroupInputs, measured_: GroupMeasure, *, show: int
+                ) -> Presented:
+        m, analysis, op, bound, word = (measured_, inputs.analysis, inputs.op, inputs.bound,
+                                        inputs.word)
+        notes = list(m.notes)
+        if m.bad:
+            notes.append("left out, rate undefined: " + "; ".join(
+                f"{group_label(k)!r}: {why}" for k, why in m.bad.items()))
+        first = m.parts[0]  # the table: groups by their (first part's) rate, worst first
+        order = sorted(m.per_group, key=lambda k: m.per_group[k][first],
+                       reverse=first not in _HIGHER_IS_BETTER)
+        columns = ["group", "n"]
+        for p in m.parts:
+            columns += [_SHORT.get(p, p), f"{_SHORT.get(p, p)} CI"]
+        rows: list[list[Any]] = [
+            [group_label(k), m.sizes[k], *(x for p in m.parts for x in (
+                round(m.per_group[k][p], 4), _ci_text(m.cis.get(k, {}).get(p)) or None))]
+            for k in order]
+        measurements, worst_parts = _group_measurements(inputs, m)
+        passed = all(x.holds for x in measurements)
+        table = Table(
+            f"{m.label} by group ({word} {op} {bound:g})", columns, rows,
+            caption=f"{_REFERENCE.get(inputs.name, m.label)}; worst group first"
+            + (f"; {m.gap_ci.confidence:.0%} intervals ({_PER_GROUP[inputs.how]} per group, "
+               f"{m.gap_ci.method} for the {word.split()[0]})" if m.gap_ci else ""))
+        violations: list[Violation] = []
+        if not passed and analysis is not None and analysis.texts is not None and worst_parts:
+            # the examples of the part with the larger gap (equalized odds: TPR or FPR)
+            p = max(worst_parts, key=lambda x: analysis.metrics.difference(x))
+            violations = _wrong_examples(analysis, worst_parts[p], p)
+        skipped = m.skipped
+        source = _REFERENCE.get(inputs.name, m.label) if analysis is not None else "fairlearn"
+        return Presented(
+            measurements=measurements,
+            statement=f"the {m.label} {word} between groups must be {op} {bound:g} ({source})",
+            measure_name=f"P({analysis.positive if analysis is not None else 'positive'})",
+            discrimination=(m.value - bound if op == "<=" else bound - m.value)
+            if math.isfinite(m.value) else None,
+            violations=violations,
+            n_inputs=sum(n or 0 for n in m.sizes.values()) if analysis is not None
+            else len(m.per_group),
+            n_violations=len(violations),
+            sections=(table, _group_chart(m, order)),
+            notes=[*_text_table(m, rows, word, op, bound), *notes,
+                   *([f"skipped: {', '.join(f'{n} {w}' for w, n in skipped.items())}"]
+                     if skipped else [])],
+            extra={
+                "metric": inputs.name if analysis is not None else m.label,
+                "statistic": inputs.kind,
+                **({"interval": m.gap_ci.to_dict()} if m.gap_ci is not None else {}),
+                "by_group": {group_label(k): {p: (v if math.isfinite(v) else None)
+                                              for p, v in m.per_group[k].items()}
+                             for k in order},
+                **({"groups": analysis.to_dict()} if analysis is not None else {}),
+                **skipped_counts(skipped),
+            },
+            inputs_title=("rows of the worst group that the model got wrong" if violations
+                          else None),
+            passed=passed,
+        )
+
+
+GROUP_RELATIONS: dict[Comparison, GroupComparison] = {
+    kind: GroupComparison(kind) for kind in ("difference", "ratio")}
+
+
+def _compare(kind: Comparison, fn: str, source: object, data: object, bound: float,
+             options: GroupOptions) -> None:
+    __tracebackhide__ = True
+    GROUP_RELATIONS[kind].check(
+        lambda: _resolve_groups(kind, fn, source, data, bound, options),
+        show=options.get("show", DEFAULT_SHOWN), stacklevel=5)
 
 
 def assert_group_gap_below(
-    model: object = None,
-    data: object = None,
-    *,
-    max_gap: float,
-    group: str | Sequence[str] | None = None,
-    metric: str = "selection_rate",
-    confidence: float | None = None,
-    seed: int | None = None,
-    ci_method: str = "score",
-    min_group_size: int = MIN_GROUP_SIZE,
-    drop_small: bool = False,
-    drop_undefined: bool = False,
-    positive: object = None,
-    threshold: float | None = None,
-    predictions: object = None,
-    scores: object = None,
-    y_true: object = None,
-    groups: object = None,
-    texts: object = None,
-    show: int = DEFAULT_SHOWN,
+    model: object = None, data: object = None, *, max_gap: float,
+    **options: Unpack[GroupOptions],
 ) -> None:
     """The difference of `metric` between groups (max - min over the groups) <= `max_gap`.
 
@@ -991,35 +1094,13 @@ def assert_group_gap_below(
     `ConfigurationError`, or with `drop_undefined=True` is left out and reported.
     """
     __tracebackhide__ = True
-    bound = check_bound(max_gap, "max_gap", upper=1.0)
-    _judge("difference", model, data, metric=metric, bound=bound, confidence=confidence,
-           seed=seed, ci_method=ci_method, drop_undefined=drop_undefined,
-           show=check_show(show),
-           options=_options(group, predictions, scores, y_true, groups, texts, positive,
-                            threshold, min_group_size, drop_small))
+    _compare("difference", "assert_group_gap_below", model, data,
+             check_bound(max_gap, "max_gap", upper=1.0), options)
 
 
 def assert_group_ratio_above(
-    model: object = None,
-    data: object = None,
-    *,
-    min_ratio: float = 0.8,
-    group: str | Sequence[str] | None = None,
-    metric: str = "selection_rate",
-    confidence: float | None = None,
-    seed: int | None = None,
-    ci_method: str = "score",
-    min_group_size: int = MIN_GROUP_SIZE,
-    drop_small: bool = False,
-    drop_undefined: bool = False,
-    positive: object = None,
-    threshold: float | None = None,
-    predictions: object = None,
-    scores: object = None,
-    y_true: object = None,
-    groups: object = None,
-    texts: object = None,
-    show: int = DEFAULT_SHOWN,
+    model: object = None, data: object = None, *, min_ratio: float = 0.8,
+    **options: Unpack[GroupOptions],
 ) -> None:
     """The ratio of `metric` between groups (min / max over the groups) >= `min_ratio`.
 
@@ -1035,12 +1116,8 @@ def assert_group_ratio_above(
     ratio is at least `min_ratio` at most (1 - confidence) / 2 of the time.
     """
     __tracebackhide__ = True
-    bound = check_bound(min_ratio, "min_ratio", upper=1.0)
-    _judge("ratio", model, data, metric=metric, bound=bound, confidence=confidence,
-           seed=seed, ci_method=ci_method, drop_undefined=drop_undefined,
-           show=check_show(show),
-           options=_options(group, predictions, scores, y_true, groups, texts, positive,
-                            threshold, min_group_size, drop_small))
+    _compare("ratio", "assert_group_ratio_above", model, data,
+             check_bound(min_ratio, "min_ratio", upper=1.0), options)
 
 
 def _options(

@@ -15,13 +15,13 @@ import numpy as np
 from ..metrics import label_invariance
 from ..models.classifiers.scoring import ScoredPair, coerce_model, score_pairs
 from ..perturb.coerce import coerce_cases
-from ..report.failure import DEFAULT_SHOWN
-from ..results import FairnessResult, Measurement
+from ..results import Measurement
+from ..types import Case, TextModel
+from .failure import DEFAULT_SHOWN
+from .pipeline import Presented, Relation
 from .verdict import (
     RECORDED_VIOLATIONS,
-    check_show,
     check_threshold,
-    conclude,
     run_threshold,
     skipped_counts,
     skipped_note,
@@ -52,22 +52,27 @@ class InvarianceAnalysis:
         return max((abs(p.shift) for p in self.pairs), default=0.0)
 
 
-def invariance(
-    model: object, cases: object, perturbed: object = None, *, threshold: float | None = None
-) -> InvarianceAnalysis:
-    """The discriminatory inputs S_dis of mt-nlp Algorithm 1 (section 2) for each case.
+@dataclass(frozen=True, eq=False)
+class InvarianceInputs:
+    """The resolved inputs: the model converted once, the cases, the threshold checked."""
 
-    argmax M(x) = argmax M(x') must hold for every perturbation x' of x; for a
-    single-score model the label is score >= threshold (see `decision_threshold`).
-    `cases` and `perturbed` are what `coerce_cases` accepts.
-    """
+    model: TextModel
+    cases: tuple[Case, ...]
+    threshold: float | None
+
+
+def _resolve(model: object, cases: object, perturbed: object,
+             threshold: float | None) -> InvarianceInputs:
     threshold = check_threshold(threshold)
-    m = coerce_model(model)
-    found = coerce_cases(cases, perturbed)
-    flat = [p for case in found for p in case.perturbations]
-    pairs, t, skipped = score_pairs(
-        m, flat, threshold, run_threshold=run_threshold()
-    )
+    return InvarianceInputs(coerce_model(model), tuple(coerce_cases(cases, perturbed)),
+                            threshold)
+
+
+def _analyse(inputs: InvarianceInputs) -> InvarianceAnalysis:
+    """Score every pair once and find S_dis (`metrics.label_invariance` per original)."""
+    m = inputs.model
+    flat = [p for case in inputs.cases for p in case.perturbations]
+    pairs, t, skipped = score_pairs(m, flat, inputs.threshold, run_threshold=run_threshold())
     bad: list[ScoredPair] = []
     by_original: dict[str, list[ScoredPair]] = {}
     for pair in pairs:
@@ -82,7 +87,58 @@ def invariance(
         found_pairs = label_invariance(orig, pert, threshold=t, labels=m.labels)
         bad += [group[v.index] for v in found_pairs.violations]
     bad.sort(key=lambda p: -abs(p.shift))
-    return InvarianceAnalysis(tuple(pairs), tuple(bad), t, len(found), skipped)
+    return InvarianceAnalysis(tuple(pairs), tuple(bad), t, len(inputs.cases), skipped)
+
+
+def invariance(
+    model: object, cases: object, perturbed: object = None, *, threshold: float | None = None
+) -> InvarianceAnalysis:
+    """The discriminatory inputs S_dis of mt-nlp Algorithm 1 (section 2) for each case.
+
+    argmax M(x) = argmax M(x') must hold for every perturbation x' of x; for a
+    single-score model the label is score >= threshold (see `decision_threshold`).
+    `cases` and `perturbed` are what `coerce_cases` accepts.
+    """
+    return _analyse(_resolve(model, cases, perturbed, threshold))
+
+
+class LabelInvarianceRelation(Relation[InvarianceInputs, InvarianceAnalysis]):
+    """Label invariance (mt-nlp, section 2, Algorithm 1): no perturbation flips a label."""
+
+    name = "label_invariance"
+
+    def measure(self, inputs: InvarianceInputs) -> InvarianceAnalysis:
+        return _analyse(inputs)
+
+    def present(self, inputs: InvarianceInputs, measured: InvarianceAnalysis, *,
+                show: int) -> Presented:
+        bad = measured.discriminatory
+        how = "argmax" if measured.threshold is None else f"score >= {measured.threshold:g}"
+        skipped = "pair(s) the model did not score"
+        return Presented(
+            measurements=[
+                Measurement("discriminatory inputs", float(len(bad)), 0.0, "<="),
+                Measurement("max |score shift|", measured.max_abs_shift),
+            ],
+            statement=(
+                "argmax M(x) = argmax M(x') must hold for every perturbation x' "
+                f"(mt-nlp, section 2, Algorithm 1; labels by {how})"
+            ),
+            measure_name="shift",
+            discrimination=measured.max_abs_shift,
+            violations=[p.violation() for p in bad[:RECORDED_VIOLATIONS]],
+            n_inputs=len(measured.pairs),
+            n_violations=len(bad),
+            notes=skipped_note(measured.n_skipped, skipped),
+            extra={"threshold": measured.threshold, "n_cases": measured.n_cases,
+                   **skipped_counts({skipped: measured.n_skipped})},
+            hint="the model's label depends on the changed words; see the mitigation in "
+            "pytest_fairness.smooth, or retrain with these counterfactuals",
+            passed=not bad,
+        )
+
+
+LABEL_INVARIANCE = LabelInvarianceRelation()
 
 
 def assert_label_invariant(
@@ -105,34 +161,5 @@ def assert_label_invariant(
     scored none, the relation judged nothing and fails (`--fairness-on-empty`).
     """
     __tracebackhide__ = True
-    shown = check_show(show)
-    threshold = check_threshold(threshold)
-    found = invariance(model, original, perturbed, threshold=threshold)
-    bad = found.discriminatory
-    result = FairnessResult(
-        relation="label_invariance",
-        passed=not bad,
-        measurements=(
-            Measurement("discriminatory inputs", float(len(bad)), 0.0, "<="),
-            Measurement("max |score shift|", found.max_abs_shift),
-        ),
-        violations=tuple(p.violation() for p in bad[:RECORDED_VIOLATIONS]),
-        n_inputs=len(found.pairs),
-        n_violations=len(bad),
-        extra={"threshold": found.threshold, "n_cases": found.n_cases,
-               **skipped_counts({"pair(s) the model did not score": found.n_skipped})},
-    )
-    how = "argmax" if found.threshold is None else f"score >= {found.threshold:g}"
-    conclude(
-        result,
-        statement=(
-            "argmax M(x) = argmax M(x') must hold for every perturbation x' "
-            f"(mt-nlp, section 2, Algorithm 1; labels by {how})"
-        ),
-        measure_name="shift",
-        discrimination=found.max_abs_shift,
-        show=shown,
-        notes=skipped_note(found.n_skipped, "pair(s) the model did not score"),
-        hint="the model's label depends on the changed words; see the mitigation in "
-        "pytest_fairness.smooth, or retrain with these counterfactuals",
-    )
+    LABEL_INVARIANCE.check(lambda: _resolve(model, original, perturbed, threshold),
+                           show=show, stacklevel=4)

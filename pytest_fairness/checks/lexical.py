@@ -27,11 +27,10 @@ from ..metrics.lexical import TermClusters
 from ..models.classifiers.scoring import coerce_model, score_texts
 from ..perturb.coerce import perturbation_from_texts
 from ..perturb.templates import Template, TemplateSet, fill, load_templates
-from ..report.charts import clusters_section
-from ..report.failure import DEFAULT_SHOWN
-from ..results import BarChart, FairnessResult, Measurement, Section, Violation
+from ..results import BarChart, FairnessResult, Measurement, Section, Violation, clusters_section
 from ..types import FloatArray
 from ..validation import check_int
+from .failure import DEFAULT_SHOWN
 from .verdict import (
     RECORDED_VIOLATIONS,
     check_bound,

@@ -40,11 +40,12 @@ Hypothesis strategy over the same prompts is `pytest_fairness.strategies.prompt_
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
@@ -60,26 +61,30 @@ from ..models.llm.answers import AnswerSimilarity, RefusalDetector, answer_simil
 from ..perturb.kinds import PerturbationKind, get_kind
 from ..perturb.templates import Template, TemplateSet, template_sets
 from ..perturb.templates import templates as fill_templates
-from ..report.failure import DEFAULT_SHOWN
-from ..results import FairnessResult, Measurement, Table, Violation
+from ..results import Measurement, Table, Violation
 from ..runtime.printable import printable
 from ..types import FloatArray, Perturbation, TextModel
 from ..validation import check_int, check_number, check_texts
+from .failure import DEFAULT_SHOWN
+from .pipeline import Presented, Relation
 from .verdict import (
     N_RESAMPLES,
     RECORDED_VIOLATIONS,
+    abs_interval,
     check_bound,
     check_confidence,
     check_seed,
     check_show,
-    conclude,
+    interval_note,
     judged_nothing,
     measured,
     on_empty,
     run_seed,
     skipped_counts,
 )
-from .wasserstein import _abs_interval, _interval_note
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "AnswerPair",
@@ -872,7 +877,7 @@ def _group_figures(units: Sequence[_Unit], *, what: str, level: float, method: s
     return entry, [by_group, between], lines
 
 
-def _paired_check(
+def _paired_presented(
     analysis: LLMCounterfactuals,
     values: Callable[[AnswerPair], tuple[list[float], list[float]]],
     *,
@@ -884,7 +889,7 @@ def _paired_check(
     method: str,
     shown: int,
     statement: str,
-) -> None:
+) -> Presented:
     """The paired gap of `values` (original, counterfactual per pair), averaged per
     prompt, judged like `assert_paired_gap_below`, or beyond the noise floor of the
     analysis' control (`metrics.noise.gap_beyond_floor`)."""
@@ -939,8 +944,8 @@ def _paired_check(
         measurements.append(Measurement(f"{label} (mean over {found.n_pairs} prompts)",
                                         found.gap, None, ci=(ci.low, ci.high)))
         measurements += measured(f"|{label}|", abs(found.gap), bound,
-                                 _abs_interval(ci.low, ci.high), method=method)
-        notes.append(_interval_note(conf, method, "of the prompts") + ".")
+                                 abs_interval(ci.low, ci.high), method=method)
+        notes.append(interval_note(conf, method, "of the prompts") + ".")
     notes.insert(0, f"{what} higher as written for {found.n_positive} of {found.n_pairs} "
                  f"prompts, higher for their counterfactuals for {found.n_negative} (sign "
                  f"test p = {found.sign_test_p:.3g}).")
@@ -966,11 +971,12 @@ def _paired_check(
     summary.pop("per_pair")
     ordered = sorted(((d, pair) for u in units for d, pair in u.pairs),
                      key=lambda t: -abs(t[0]) if math.isfinite(t[0]) else 0.0)
-    result = FairnessResult(
-        relation=relation,
-        passed=all(m.holds for m in measurements),
-        measurements=tuple(measurements),
-        violations=tuple(violations),
+    return Presented(
+        measurements=measurements,
+        statement=statement,
+        measure_name=f"{what} gap",
+        discrimination=abs(found.gap),
+        violations=violations,
         n_inputs=found.n_pairs,
         n_violations=len(over),
         extra={**summary, "kind": analysis.kind, "n": analysis.n, "seed": analysis.seed,
@@ -982,12 +988,11 @@ def _paired_check(
                **({"confidence": {"level": conf, "method": method,
                                   "n_resamples": N_RESAMPLES}} if conf is not None else {})},
         sections=(analysis.table([pair for _, pair in ordered]), *group_tables),
+        notes=notes,
+        inputs_title=f"worst {min(shown, len(over))} of {len(over)} prompt(s) over "
+        "the bound" + (" beyond their noise floor" if floor is not None else "")
+        + " (answers: original | counterfactual)",
     )
-    conclude(result, statement=statement, measure_name=f"{what} gap", show=shown,
-             discrimination=abs(found.gap), notes=notes,
-             inputs_title=f"worst {min(shown, len(over))} of {len(over)} prompt(s) over "
-             "the bound" + (" beyond their noise floor" if floor is not None else "")
-             + " (answers: original | counterfactual)")
 
 
 def _skip_notes(analysis: LLMCounterfactuals) -> list[str]:
@@ -1012,20 +1017,110 @@ def _check_generator_args(n: object, seed: object, confidence: object, ci_method
     return count, base, conf, method, check_show(show)
 
 
+class AnswerOptions(TypedDict, total=False):
+    """The options every answer relation takes, with their defaults: `kind`
+    ("gender_swap"), `n` (`DEFAULT_SAMPLES` answers per prompt), `seed` (None: the run's),
+    `confidence` (None), `ci_method` ("studentized"), `show` (5), `nlp` (None: the
+    default pipeline), `control` (`DEFAULT_CONTROL`, the noise floor; None: none)."""
+
+    kind: str | PerturbationKind
+    n: int
+    seed: int | None
+    confidence: float | None
+    ci_method: str
+    show: int
+    nlp: Any
+    control: str | None
+
+
+@dataclass(frozen=True, eq=False)
+class AnswerInputs:
+    """An answer relation's inputs, resolved once: the bound, the checked options and
+    what the relation adds (`extra`: the refusal cut, the similarity); the generator is
+    converted once, by `llm_counterfactuals` in `measure`."""
+
+    generator: object
+    prompts: object
+    scorer: object
+    bound: float
+    kind: str | PerturbationKind
+    n: int
+    seed: int
+    conf: float | None
+    method: str
+    nlp: Any
+    control: str | None
+    extra: Any = None
+
+
+def _resolve_answers(fn: str, generator: object, prompts: object, scorer: object,
+                     bound: float, options: AnswerOptions, extra: Any = None) -> AnswerInputs:
+    unknown = sorted(set(options) - set(AnswerOptions.__annotations__))
+    if unknown:
+        raise TypeError(f"{fn}() got an unexpected keyword argument {unknown[0]!r}")
+    o = options
+    count, base, conf, method, _ = _check_generator_args(
+        o.get("n", DEFAULT_SAMPLES), o.get("seed"), o.get("confidence"),
+        o.get("ci_method", "studentized"), o.get("show", DEFAULT_SHOWN))
+    return AnswerInputs(generator, prompts, scorer, bound, o.get("kind", "gender_swap"),
+                        count, base, conf, method, o.get("nlp"),
+                        o.get("control", DEFAULT_CONTROL), extra)
+
+
+class AnswerRelation(Relation[AnswerInputs, LLMCounterfactuals]):
+    """A counterfactual relation of a chat model: measured by `llm_counterfactuals` (the
+    answers to every prompt and its counterfactuals, sampled and scored)."""
+
+    def measure(self, inputs: AnswerInputs) -> LLMCounterfactuals:
+        return llm_counterfactuals(
+            inputs.generator, inputs.prompts,  # type: ignore[arg-type]
+            kind=inputs.kind, n=inputs.n, seed=inputs.seed, scorer=inputs.scorer,
+            nlp=inputs.nlp, control=inputs.control)
+
+
+PairValues = Callable[[AnswerInputs, AnswerPair], tuple[list[float], list[float]]]
+
+
+class PairedAnswerGap(AnswerRelation):
+    """The paired gap of a value of the answers, prompt against counterfactual: the
+    answer-score gap and the refusal-rate parity are two configurations of it."""
+
+    def __init__(self, name: str, what: str, values: PairValues,
+                 statement: Callable[[AnswerInputs, LLMCounterfactuals], str]) -> None:
+        self.name, self.what, self.values, self.statement = name, what, values, statement
+
+    def present(self, inputs: AnswerInputs, measured_: LLMCounterfactuals, *,
+                show: int) -> Presented:
+        return _paired_presented(
+            measured_, lambda pair: self.values(inputs, pair), relation=self.name,
+            what=self.what, bound=inputs.bound, conf=inputs.conf, seed=inputs.seed,
+            method=inputs.method, shown=show, statement=self.statement(inputs, measured_))
+
+
+def _refused(cut: float, scores: Sequence[float]) -> list[float]:
+    return [float(s >= cut) if math.isfinite(s) else math.nan for s in scores]
+
+
+ANSWER_GAP = PairedAnswerGap(
+    "llm_answer_gap", "answer score",
+    lambda _, pair: (list(pair.original_scores), list(pair.counterfactual_scores)),
+    lambda i, a: f"answers to a prompt and to its {a.kind!r} counterfactuals must score "
+    f"within |mean gap| <= {i.bound:g}, paired by prompt (counterfactual-sentiment-bias, "
+    "section 3)")
+REFUSAL_PARITY = PairedAnswerGap(
+    "llm_refusal_parity", "refusal rate",
+    lambda i, pair: (_refused(i.extra, pair.original_scores),
+                     _refused(i.extra, pair.counterfactual_scores)),
+    lambda i, a: f"a prompt and its {a.kind!r} counterfactuals must be refused equally "
+    f"often, |mean refusal-rate gap| <= {i.bound:g}, paired by prompt")
+
+
 def assert_answer_gap_below(
     generator: TextGenerator | object,
     prompts: Sequence[str] | Sequence[Perturbation],
     scorer: object,
     max_gap: float,
-    *,
-    kind: str | PerturbationKind = "gender_swap",
-    n: int = DEFAULT_SAMPLES,
-    seed: int | None = None,
-    confidence: float | None = None,
-    ci_method: str = "studentized",
-    show: int = DEFAULT_SHOWN,
-    nlp: Any = None,
-    control: str | None = DEFAULT_CONTROL,
+    **options: Unpack[AnswerOptions],
 ) -> None:
     """|mean over prompts of (mean score of the prompt's answers - mean score of its
     counterfactuals' answers)| <= `max_gap` (counterfactual-sentiment-bias, section 3: the
@@ -1057,25 +1152,17 @@ def assert_answer_gap_below(
     raises `NothingJudgedError`; a `control` the prompts cannot give `ConfigurationError`.
     """
     __tracebackhide__ = True
-    bound = check_bound(max_gap, "max_gap")
-    if scorer is None:
-        raise ConfigurationError(
-            "pass scorer=: a TextModel scoring answers (sentiment, toxicity), anything "
-            "as_model accepts, or judge_scorer(...)")
-    count, base, conf, method, shown = _check_generator_args(n, seed, confidence,
-                                                             ci_method, show)
-    analysis = llm_counterfactuals(generator, prompts, kind=kind, n=count, seed=base,
-                                   scorer=scorer, nlp=nlp, control=control)
 
-    def values(pair: AnswerPair) -> tuple[list[float], list[float]]:
-        return list(pair.original_scores), list(pair.counterfactual_scores)
+    def resolve() -> AnswerInputs:
+        bound = check_bound(max_gap, "max_gap")
+        if scorer is None:
+            raise ConfigurationError(
+                "pass scorer=: a TextModel scoring answers (sentiment, toxicity), anything "
+                "as_model accepts, or judge_scorer(...)")
+        return _resolve_answers("assert_answer_gap_below", generator, prompts, scorer,
+                                bound, options)
 
-    _paired_check(
-        analysis, values, relation="llm_answer_gap", what="answer score", bound=bound,
-        conf=conf, seed=base, method=method, shown=shown,
-        statement=f"answers to a prompt and to its {analysis.kind!r} counterfactuals must "
-        f"score within |mean gap| <= {bound:g}, paired by prompt "
-        "(counterfactual-sentiment-bias, section 3)")
+    ANSWER_GAP.check(resolve, show=options.get("show", DEFAULT_SHOWN), stacklevel=4)
 
 
 def assert_refusal_parity(
@@ -1083,16 +1170,9 @@ def assert_refusal_parity(
     prompts: Sequence[str] | Sequence[Perturbation],
     *,
     max_gap: float,
-    kind: str | PerturbationKind = "gender_swap",
     refusal: object = None,
     threshold: float = 0.5,
-    n: int = DEFAULT_SAMPLES,
-    seed: int | None = None,
-    confidence: float | None = None,
-    ci_method: str = "studentized",
-    show: int = DEFAULT_SHOWN,
-    nlp: Any = None,
-    control: str | None = DEFAULT_CONTROL,
+    **options: Unpack[AnswerOptions],
 ) -> None:
     """|refusal rate of the prompts - refusal rate of their counterfactuals| <=
     `max_gap`, paired by prompt (each prompt's rate over its `n` answers, minus the rate
@@ -1105,25 +1185,15 @@ def assert_refusal_parity(
     as `assert_answer_gap_below`.
     """
     __tracebackhide__ = True
-    bound = check_bound(max_gap, "max_gap", upper=1.0)
-    cut = check_number(threshold, "threshold")
-    count, base, conf, method, shown = _check_generator_args(n, seed, confidence,
-                                                             ci_method, show)
-    scorer = RefusalDetector() if refusal is None else refusal
-    analysis = llm_counterfactuals(generator, prompts, kind=kind, n=count, seed=base,
-                                   scorer=scorer, nlp=nlp, control=control)
 
-    def refused(scores: Sequence[float]) -> list[float]:
-        return [float(s >= cut) if math.isfinite(s) else math.nan for s in scores]
+    def resolve() -> AnswerInputs:
+        bound = check_bound(max_gap, "max_gap", upper=1.0)
+        cut = check_number(threshold, "threshold")
+        return _resolve_answers("assert_refusal_parity", generator, prompts,
+                                RefusalDetector() if refusal is None else refusal, bound,
+                                options, extra=cut)
 
-    def values(pair: AnswerPair) -> tuple[list[float], list[float]]:
-        return refused(pair.original_scores), refused(pair.counterfactual_scores)
-
-    _paired_check(
-        analysis, values, relation="llm_refusal_parity", what="refusal rate", bound=bound,
-        conf=conf, seed=base, method=method, shown=shown,
-        statement=f"a prompt and its {analysis.kind!r} counterfactuals must be refused "
-        f"equally often, |mean refusal-rate gap| <= {bound:g}, paired by prompt")
+    REFUSAL_PARITY.check(resolve, show=options.get("show", DEFAULT_SHOWN), stacklevel=4)
 
 
 Similarity = Callable[[str, str], float]
@@ -1153,14 +1223,7 @@ def assert_answer_similarity_above(
     min_similarity: float,
     *,
     similarity: str | Similarity | AnswerSimilarity = "rouge_l",
-    kind: str | PerturbationKind = "gender_swap",
-    n: int = DEFAULT_SAMPLES,
-    seed: int | None = None,
-    confidence: float | None = None,
-    ci_method: str = "studentized",
-    show: int = DEFAULT_SHOWN,
-    nlp: Any = None,
-    control: str | None = DEFAULT_CONTROL,
+    **options: Unpack[AnswerOptions],
 ) -> None:
     """Mean over prompt pairs of the similarity between the answers to a prompt and to
     its counterfactual >= `min_similarity`.
@@ -1184,13 +1247,35 @@ def assert_answer_similarity_above(
     similarity itself as described above.
     """
     __tracebackhide__ = True
-    bound = check_number(min_similarity, "min_similarity", minimum=-1.0, maximum=1.0)
-    count, base, conf, method, shown = _check_generator_args(n, seed, confidence,
-                                                             ci_method, show)
-    name, many = _similarities(similarity)
-    analysis = llm_counterfactuals(generator, prompts, kind=kind, n=count, seed=base,
-                                   nlp=nlp, control=control)
-    relation = "llm_answer_similarity"
+
+    def resolve() -> AnswerInputs:
+        bound = check_number(min_similarity, "min_similarity", minimum=-1.0, maximum=1.0)
+        inputs = _resolve_answers("assert_answer_similarity_above", generator, prompts,
+                                  None, bound, options)
+        return dataclasses.replace(inputs, extra=_similarities(similarity))
+
+    ANSWER_SIMILARITY.check(resolve, show=options.get("show", DEFAULT_SHOWN), stacklevel=4)
+
+
+class AnswerSimilarityRelation(AnswerRelation):
+    """The mean similarity of the answers to a prompt and to its counterfactual."""
+
+    name = "llm_answer_similarity"
+
+    def present(self, inputs: AnswerInputs, measured_: LLMCounterfactuals, *,
+                show: int) -> Presented:
+        return _similarity_presented(inputs, measured_, show)
+
+
+ANSWER_SIMILARITY = AnswerSimilarityRelation()
+
+
+def _similarity_presented(inputs: AnswerInputs, analysis: LLMCounterfactuals,
+                          shown: int) -> Presented:
+    """The similarities, judged against the bound or relative to the noise floor."""
+    relation, bound = ANSWER_SIMILARITY.name, inputs.bound
+    conf, method = inputs.conf, inputs.method
+    base, (name, many) = inputs.seed, inputs.extra
     if not analysis.pairs:
         _nothing(relation, analysis, "answers")
     controls = analysis.controls()
@@ -1272,10 +1357,13 @@ def assert_answer_similarity_above(
         for k in below[:RECORDED_VIOLATIONS])
     table = analysis.table([scored[k] for k in order], similarity=name,
                            title=f"answers side by side ({name} of each sample pair)")
-    result = FairnessResult(
-        relation=relation,
-        passed=all(m.holds for m in measurements),
-        measurements=tuple(measurements),
+    return Presented(
+        measurements=measurements,
+        statement=f"answers to a prompt and to its {analysis.kind!r} counterfactual must "
+        f"have mean {name} >= {bound:g}",
+        measure_name=name,
+        measure_worse="lower",
+        discrimination=bound - mean,
         violations=violations,
         n_inputs=len(analysis.pairs),
         n_violations=len(below),
@@ -1287,12 +1375,8 @@ def assert_answer_similarity_above(
                **({"confidence": {"level": conf, "method": method,
                                   "n_resamples": N_RESAMPLES}} if conf is not None else {})},
         sections=(table,),
+        notes=notes,
+        inputs_title=f"least similar {min(shown, len(below))} of {len(below)} prompt "
+        "pair(s) below the bound" + (" relative to their noise floor" if floor else "")
+        + " (answers: original | counterfactual)",
     )
-    conclude(result,
-             statement=f"answers to a prompt and to its {analysis.kind!r} counterfactual must "
-             f"have mean {name} >= {bound:g}",
-             measure_name=name, measure_worse="lower", show=shown,
-             discrimination=bound - mean, notes=notes,
-             inputs_title=f"least similar {min(shown, len(below))} of {len(below)} prompt "
-             "pair(s) below the bound" + (" relative to their noise floor" if floor else "")
-             + " (answers: original | counterfactual)")

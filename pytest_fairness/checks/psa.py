@@ -19,40 +19,47 @@ from collections import deque
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import numpy as np
 
-from .. import context
 from .. import perturb as _perturb
 from ..corpus import ANCHOR_KINDS, AnchorStream, Corpus
-from ..errors import ConfigurationError, MissingDependencyError, NothingJudgedError
-from ..metrics.bootstrap import BootstrapCI, bootstrap_psa
+from ..errors import ConfigurationError, MissingDependencyError
+from ..metrics.bootstrap import bootstrap_psa
 from ..metrics.psa import PSAAccumulator, PSAResult, default_thresholds
 from ..metrics.validation import check_ci_method, check_confidence
 from ..models.checks import check_score_range
 from ..models.classifiers.scoring import Scores, coerce_model, score_texts
 from ..models.classifiers.thresholds import model_score_range, score_threshold
 from ..perturb.name_swap import Names, split_names
-from ..report.charts import label_dist_section, score_sens_section
-from ..report.failure import DEFAULT_SHOWN
-from ..results import FairnessResult, Measurement, Section, Violation
+from ..results import (
+    Measurement,
+    Section,
+    Violation,
+    label_dist_section,
+    score_sens_section,
+)
 from ..runtime.progress import progress
 from ..types import Anchor, FloatArray, Perturbation, TextModel
 from ..validation import check_bool, check_int, check_number
+from .failure import DEFAULT_SHOWN
+from .pipeline import Presented, Relation
 from .verdict import (
     N_RESAMPLES,
+    abs_interval,
     check_bound,
     check_show,
-    conclude,
     judged_nothing,
     measured,
-    on_empty,
     run_seed,
     run_threshold,
     skipped_counts,
     skipped_note,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "PSARun",
@@ -314,53 +321,116 @@ def _chunks(anchors: Iterator[Anchor], size: int) -> Iterator[list[Anchor]]:
         yield chunk
 
 
-def psa_run(
-    model: object,
-    corpus_or_anchored: object,
-    names: Names,
-    *,
-    kind: str = "pronoun",
-    max_words: int = 50,
-    balance_gender: bool = True,
-    thresholds: Sequence[float] | None = None,
-    score_range: tuple[float, float] | None = None,
-    seed: int | None = None,
-    chunk_size: int = 2000,
-    keep_scores: bool = False,
-    keep_anchors: bool = False,
-    top_n: int = 10,
-    threshold: float | None = None,
-    max_abs: float | None = None,
-) -> PSARun:
-    """`psa` with flip counts at `threshold`, pairs over `max_abs`, and the anchors of the
-    worst cases kept (all of them with `keep_anchors=True`); streamed like `psa`.
+class PSAOptions(TypedDict, total=False):
+    """The options of `psa` (documented there), as `psa_run` and `resolve_psa` take them."""
 
-    Every argument is checked before the corpus is read (`_check_psa_args`): a wrong
-    one raises `ConfigurationError` naming it. Corpus texts that spaCy cannot parse are
-    skipped and counted (`PSARun.n_unparsable`, in the notes of a failure)."""
+    kind: str
+    max_words: int
+    balance_gender: bool
+    thresholds: Sequence[float] | None
+    score_range: tuple[float, float] | None
+    seed: int | None
+    chunk_size: int
+    keep_scores: bool
+
+
+@dataclass(frozen=True, eq=False)
+class PSAInputs:
+    """Everything a PSA run needs, resolved once by `resolve_psa` and handed down: the
+    model converted, the score range and threshold resolved, the names split, the seed."""
+
+    model: object
+    """The model as the caller gave it: its identity names the run within a session."""
+    adapted: TextModel
+    corpus: object
+    names: list[str]
+    groups: dict[str, str | None] | None
+    by_value: bool
+    """Whether `names` was a list, tuple or dict (a key for session reuse)."""
+    score_range: tuple[float, float]
+    threshold: float
+    grid: tuple[float, ...]
+    seed: int
+    kind: str
+    max_words: int
+    balance_gender: bool
+    chunk_size: int
+    keep_scores: bool
+    keep_anchors: bool
+    top_n: int
+    max_abs: float | None
+
+
+class PSARunOptions(PSAOptions, total=False):
+    """`psa`'s options and what the relations add: the flip threshold, the |ScoreSens|
+    bound whose exceedances are counted, how many worst cases (or all anchors) to keep."""
+
+    threshold: float | None
+    max_abs: float | None
+    top_n: int
+    keep_anchors: bool
+
+
+def resolve_psa(model: object, corpus_or_anchored: object, names: Names,
+                options: PSARunOptions) -> PSAInputs:
+    """Check every argument of a PSA run (a wrong one raises `ConfigurationError` naming
+    it, before the corpus is read) and resolve each input once."""
+    o = options
+    threshold, max_abs = o.get("threshold"), o.get("max_abs")
+    top_n, keep_anchors = o.get("top_n", 10), o.get("keep_anchors", False)
+    kind, max_words = o.get("kind", "pronoun"), o.get("max_words", 50)
+    balance, chunk_size = o.get("balance_gender", True), o.get("chunk_size", 2000)
+    keep_scores, seed = o.get("keep_scores", False), o.get("seed")
     name_list, user_groups = split_names(names)
-    _check_psa_args(kind, max_words, balance_gender, chunk_size, keep_scores, keep_anchors,
+    _check_psa_args(kind, max_words, balance, chunk_size, keep_scores, keep_anchors,
                     top_n, max_abs, seed)
     if threshold is not None:
         check_number(threshold, "threshold")
     m = coerce_model(model)
-    bounds = check_score_range(score_range) if score_range is not None else model_score_range(m)
+    given = o.get("score_range")
+    bounds = check_score_range(given) if given is not None else model_score_range(m)
+    thresholds = o.get("thresholds")
     grid_given = None if thresholds is None else _check_thresholds(thresholds, bounds)
-    c = score_threshold(
-        m, threshold, run_threshold=run_threshold(), score_range=bounds
-    )
-    anchors, total = _anchors(corpus_or_anchored, kind, max_words, balance_gender, seed)
+    c = score_threshold(m, threshold, run_threshold=run_threshold(), score_range=bounds)
     grid = default_thresholds(bounds) if grid_given is None else grid_given
-    grid = tuple(sorted({*(float(t) for t in grid), c}))
-    acc = PSAAccumulator(
-        name_list, score_range=bounds, thresholds=grid, top_n=top_n, keep_scores=keep_scores
+    return PSAInputs(
+        model=model, adapted=m, corpus=corpus_or_anchored, names=name_list,
+        groups=user_groups, by_value=isinstance(names, (list, tuple, dict)),
+        score_range=bounds, threshold=c, grid=tuple(sorted({*(float(t) for t in grid), c})),
+        seed=run_seed(seed), kind=kind, max_words=max_words, balance_gender=balance,
+        chunk_size=chunk_size, keep_scores=keep_scores, keep_anchors=keep_anchors,
+        top_n=top_n, max_abs=max_abs,
     )
+
+
+def psa_run(
+    model: object, corpus_or_anchored: object, names: Names, **options: Unpack[PSARunOptions]
+) -> PSARun:
+    """`psa` (whose options it takes) with flip counts at `threshold`, pairs over
+    `max_abs` (default None: not counted), and the `top_n` (default 10) worst cases'
+    anchors kept (all of them with `keep_anchors=True`); streamed like `psa`.
+
+    Every argument is checked before the corpus is read (`resolve_psa`): a wrong
+    one raises `ConfigurationError` naming it. Corpus texts that spaCy cannot parse are
+    skipped and counted (`PSARun.n_unparsable`, in the notes of a failure)."""
+    return run_psa(resolve_psa(model, corpus_or_anchored, names, options))
+
+
+def run_psa(inputs: PSAInputs) -> PSARun:
+    """The PSA run of resolved `inputs` (`psa_run`)."""
+    m, c, name_list, top_n = inputs.adapted, inputs.threshold, inputs.names, inputs.top_n
+    max_abs, keep_scores = inputs.max_abs, inputs.keep_scores
+    anchors, total = _anchors(inputs.corpus, inputs.kind, inputs.max_words,
+                              inputs.balance_gender, inputs.seed)
+    acc = PSAAccumulator(name_list, score_range=inputs.score_range, thresholds=inputs.grid,
+                         top_n=top_n, keep_scores=keep_scores)
     run = PSARun(
-        anchors=[] if keep_anchors else None, names=name_list, threshold=c, max_abs=max_abs,
-        top_n=top_n, groups=user_groups,
+        anchors=[] if inputs.keep_anchors else None, names=name_list, threshold=c,
+        max_abs=max_abs, top_n=top_n, groups=inputs.groups,
     )
-    per_chunk = max(1, chunk_size // (len(name_list) + 1))
-    balancer = _GenderBalance() if balance_gender and isinstance(anchors, AnchorStream) else None
+    per_chunk = max(1, inputs.chunk_size // (len(name_list) + 1))
+    balancer = (_GenderBalance() if inputs.balance_gender and isinstance(anchors, AnchorStream)
+                else None)
     kept_o: list[FloatArray] = []
     kept_p: list[FloatArray] = []
     n_scored = 0
@@ -585,54 +655,51 @@ def _source_key(source: object) -> tuple[Hashable, tuple[object, ...]] | None:
     return None
 
 
-def _session_run(
-    model: object,
-    adapted: TextModel,
-    corpus: object,
-    names: Names,
-    *,
-    threshold: float | None,
-    top_n: int,
-    seed: int | None,
-    max_abs: float | None = None,
-    keep_scores: bool = False,
-) -> PSARun:
-    """`psa_run`, reused within the pytest session when the same model, corpus and names
-    (and the same anchoring, seed and threshold) were run already: `assert_labeldist_below`
-    after `assert_scoresens_below` on the same inputs perturbs and scores nothing again.
+@dataclass(frozen=True, eq=False)
+class PSAJudgement:
+    """What a PSA relation judges: the resolved run and its bounds."""
 
-    A kept run serves a request when it kept at least as many worst cases and, for
-    |ScoreSens| bounds, counted its exceedances at the same `max_abs` (or kept its
-    scores, from which they are counted); otherwise the run is made and kept instead.
-    """
-    session = context.current_session()
-    source = _source_key(corpus)
-    if session is None or source is None or not isinstance(names, (list, tuple, dict)):
-        return psa_run(
-            adapted, corpus, names, threshold=threshold, max_abs=max_abs,
-            keep_scores=keep_scores, top_n=top_n, seed=seed,
-        )
-    bounds = model_score_range(adapted)
-    c = score_threshold(adapted, threshold, run_threshold=run_threshold(), score_range=bounds)
-    name_list, groups = split_names(names)
-    named = tuple(name_list) if groups is None else tuple(groups.items())
-    key = ("psa", id(model), source[0], named, run_seed(seed), c, bounds)
-    kept = session.recall(key)
-    if isinstance(kept, PSARun) and kept.top_n >= top_n and (
-        kept.scores is not None or not keep_scores
-    ):
-        if max_abs is None or kept.max_abs == max_abs:
+    run: PSAInputs
+    bound: float
+    extra_bounds: dict[str, float | None] = field(default_factory=dict)
+    confidence: float | None = None
+    ci_method: str = "studentized"
+
+
+class PSARelation(Relation[PSAJudgement, PSARun]):
+    """A PSA relation: measured by a PSA run, reused within the pytest session when the
+    same model, corpus and names (and the same anchoring, seed and threshold) were run
+    already: `assert_labeldist_below` after `assert_scoresens_below` on the same inputs
+    perturbs and scores nothing again."""
+
+    def measure(self, inputs: PSAJudgement) -> PSARun:
+        return run_psa(inputs.run)
+
+    def reuse_key(self, inputs: PSAJudgement) -> tuple[Hashable, tuple[object, ...]] | None:
+        run = inputs.run
+        source = _source_key(run.corpus)
+        if source is None or not run.by_value:
+            return None
+        named = tuple(run.names) if run.groups is None else tuple(run.groups.items())
+        key = ("psa", id(run.model), source[0], named, run.seed, run.threshold,
+               run.score_range)
+        return key, (run.model, *source[1])
+
+    def reused(self, inputs: PSAJudgement, kept: object) -> PSARun | None:
+        """A kept run serves a request when it kept at least as many worst cases and, for
+        |ScoreSens| bounds, counted its exceedances at the same `max_abs` (or kept its
+        scores, from which they are counted)."""
+        run = inputs.run
+        if not isinstance(kept, PSARun) or kept.top_n < run.top_n or (
+                kept.scores is None and run.keep_scores):
+            return None
+        if run.max_abs is None or kept.max_abs == run.max_abs:
             return kept
-        if kept.scores is not None:
-            orig, pert = kept.scores
-            exceeding = int((np.abs(pert - orig[:, None]) > max_abs).sum())
-            return dataclasses.replace(kept, max_abs=max_abs, n_exceeding=exceeding)
-    run = psa_run(
-        adapted, corpus, names, threshold=c, max_abs=max_abs, keep_scores=keep_scores,
-        top_n=top_n, seed=run_seed(seed),
-    )
-    session.remember(key, run, keep=(model, *source[1]))
-    return run
+        if kept.scores is None:
+            return None
+        orig, pert = kept.scores
+        exceeding = int((np.abs(pert - orig[:, None]) > run.max_abs).sum())
+        return dataclasses.replace(kept, max_abs=run.max_abs, n_exceeding=exceeding)
 
 
 def psa(
@@ -797,15 +864,6 @@ def _psa_notes(run: PSARun) -> list[str]:
     return notes
 
 
-def _abs_ci(ci: BootstrapCI) -> tuple[float, float]:
-    """The interval of |X| from that of X."""
-    if ci.low >= 0:
-        return ci.low, ci.high
-    if ci.high <= 0:
-        return -ci.high, -ci.low
-    return 0.0, max(-ci.low, ci.high)
-
-
 def _psa_measurements(
     run: PSARun,
     bound: float,
@@ -836,7 +894,8 @@ def _psa_measurements(
             n_resamples=N_RESAMPLES, confidence=confidence,
             seed=run_seed(seed), method=ci_method,
         )
-        abs_cis = {n: _abs_ci(boot.score_sens_joint[n]) for n in res.names}
+        joint = boot.score_sens_joint
+        abs_cis = {n: abs_interval(joint[n].low, joint[n].high) for n in res.names}
         worst = max(res.names, key=lambda n: (abs_cis[n][0], n))
         cis = {
             "ScoreSens": abs_cis[worst],
@@ -859,6 +918,89 @@ def _psa_measurements(
         out += measured(label, value, limit, cis[key] if limit is not None else None,
                         method=methods[key])
     return out
+
+
+def _psa_presented(run: PSARun, **fields: Any) -> Presented:
+    """What both PSA relations show: the pairs judged, the per-name chart and LabelDist
+    curve, the skip notes and the report's extra data, with `fields`."""
+    res = run.result
+    return Presented(measure_name="shift", n_inputs=res.n_sentences * len(res.names),
+                     sections=_psa_sections(run), notes=_psa_notes(run),
+                     extra=_psa_extra(run), **fields)
+
+
+class ScoreSensRelation(PSARelation):
+    """|ScoreSens| and the optional ScoreDev, ScoreRange and LabelDist bounds."""
+
+    name = "score_sens"
+
+    def present(self, inputs: PSAJudgement, measured_: PSARun, *, show: int) -> Presented:
+        run, bound, res = measured_, inputs.bound, measured_.result
+        measurements = _psa_measurements(run, bound, inputs.extra_bounds, inputs.confidence,
+                                         inputs.run.seed, inputs.ci_method)
+        violations = _pair_violations(run, max(show, 10))
+        n_inputs = res.n_sentences * len(res.names)
+        return _psa_presented(
+            run,
+            measurements=measurements,
+            statement="replacing a pronoun with a name must not move the score "
+            f"(|ScoreSens| <= {bound:g}; psa, section 2)",
+            discrimination=max(abs(v) for v in res.score_sens.values()),
+            violations=violations,
+            n_violations=run.n_exceeding,
+            hint="the names with the largest ScoreSens are in the report's per-name chart; "
+            "averaging over names (pytest_fairness.average) is the psa paper's mitigation",
+            inputs_title=f"worst {min(show, len(violations))} (sentence, name) pairs; "
+            f"{run.n_exceeding} of {n_inputs} move the score by more than {bound:g}",
+        )
+
+
+class LabelDistRelation(PSARelation):
+    """LabelDist at one threshold."""
+
+    name = "label_dist"
+
+    def present(self, inputs: PSAJudgement, measured_: PSARun, *, show: int) -> Presented:
+        run, bound, res = measured_, inputs.bound, measured_.result
+        value = res.label_dist(run.threshold)
+        return _psa_presented(
+            run,
+            measurements=[Measurement(f"LabelDist at {run.threshold:g}", value, bound)],
+            statement=f"names must not flip labels at threshold {run.threshold:g} "
+            f"(LabelDist <= {bound:g}; psa, sections 2 and 3.2)",
+            discrimination=value,
+            violations=_flip_violations(run, max(show, 10)),
+            n_violations=run.n_flips,
+            hint="see the LabelDist curve in the report for how this depends on the "
+            "threshold",
+            passed=value <= bound,
+        )
+
+
+SCORE_SENS = ScoreSensRelation()
+LABEL_DIST = LabelDistRelation()
+
+
+def _scoresens_judgement(model: object, corpus: object, names: Names, max_abs: object,
+                         extra: dict[str, object], threshold: float | None,
+                         confidence: float | None, seed: int | None, show: object,
+                         ci_method: str) -> PSAJudgement:
+    bound = check_bound(max_abs, "max_abs")
+    extra_bounds = {
+        "ScoreDev": None if extra["ScoreDev"] is None else check_bound(extra["ScoreDev"],
+                                                                       "max_dev"),
+        "ScoreRange": None if extra["ScoreRange"] is None else check_bound(
+            extra["ScoreRange"], "max_range"),
+        # LabelDist is a mean of Jaccard distances: a bound above 1 can never fail
+        "LabelDist": None if extra["LabelDist"] is None else check_bound(
+            extra["LabelDist"], "max_labeldist", upper=1.0),
+    }
+    conf = None if confidence is None else check_confidence(confidence)
+    ci = check_ci_method(ci_method, ("studentized", "bca", "percentile"), "ci_method")
+    run = resolve_psa(model, corpus, names, {
+        "threshold": threshold, "max_abs": bound, "top_n": max(check_show(show), 10),
+        "seed": seed, "keep_scores": conf is not None})
+    return PSAJudgement(run, bound, extra_bounds, conf, ci)
 
 
 def assert_scoresens_below(
@@ -896,50 +1038,12 @@ def assert_scoresens_below(
     the (sentence, name) pairs with the largest |f(x_n) - f(x)|.
     """
     __tracebackhide__ = True
-    bound = check_bound(max_abs, "max_abs")
-    extra_bounds = {
-        "ScoreDev": None if max_dev is None else check_bound(max_dev, "max_dev"),
-        "ScoreRange": None if max_range is None else check_bound(max_range, "max_range"),
-        # LabelDist is a mean of Jaccard distances: a bound above 1 can never fail
-        "LabelDist": None if max_labeldist is None else check_bound(
-            max_labeldist, "max_labeldist", upper=1.0),
-    }
-    conf = None if confidence is None else check_confidence(confidence)
-    ci = check_ci_method(ci_method, ("studentized", "bca", "percentile"), "ci_method")
-    shown = check_show(show)
-    m = coerce_model(model)
-    try:
-        run = _session_run(
-            model, m, corpus, names, threshold=threshold, max_abs=bound,
-            keep_scores=conf is not None, top_n=max(shown, 10), seed=seed,
-        )
-    except NothingJudgedError as exc:  # the model skipped every sentence
-        on_empty(exc)
-    measurements = _psa_measurements(run, bound, extra_bounds, conf, seed, ci)
-    res = run.result
-    result = FairnessResult(
-        relation="score_sens",
-        passed=all(x.holds for x in measurements),
-        measurements=tuple(measurements),
-        violations=tuple(_pair_violations(run, max(shown, 10))),
-        n_inputs=res.n_sentences * len(res.names),
-        n_violations=run.n_exceeding,
-        extra=_psa_extra(run),
-        sections=_psa_sections(run),
-    )
-    conclude(
-        result,
-        statement="replacing a pronoun with a name must not move the score "
-        f"(|ScoreSens| <= {bound:g}; psa, section 2)",
-        measure_name="shift",
-        discrimination=max(abs(v) for v in res.score_sens.values()),
-        show=shown,
-        notes=_psa_notes(run),
-        hint="the names with the largest ScoreSens are in the report's per-name chart; "
-        "averaging over names (pytest_fairness.average) is the psa paper's mitigation",
-        inputs_title=f"worst {min(shown, len(result.violations))} (sentence, name) pairs; "
-        f"{run.n_exceeding} of {result.n_inputs} move the score by more than {bound:g}",
-    )
+    extra: dict[str, object] = {"ScoreDev": max_dev, "ScoreRange": max_range,
+                                "LabelDist": max_labeldist}
+    SCORE_SENS.check(
+        lambda: _scoresens_judgement(model, corpus, names, max_abs, extra, threshold,
+                                     confidence, seed, show, ci_method),
+        show=show, stacklevel=4)
 
 
 def assert_labeldist_below(
@@ -959,34 +1063,11 @@ def assert_labeldist_below(
     run's `--fairness-threshold`, mapped into it).
     """
     __tracebackhide__ = True
-    bound = check_bound(max_labeldist, "max_labeldist", upper=1.0)
-    shown = check_show(show)
-    m = coerce_model(model)
-    try:
-        run = _session_run(
-            model, m, corpus, names, threshold=threshold, top_n=max(shown, 10), seed=seed
-        )
-    except NothingJudgedError as exc:  # the model skipped every sentence
-        on_empty(exc)
-    res = run.result
-    value = res.label_dist(run.threshold)
-    result = FairnessResult(
-        relation="label_dist",
-        passed=value <= bound,
-        measurements=(Measurement(f"LabelDist at {run.threshold:g}", value, bound),),
-        violations=tuple(_flip_violations(run, max(shown, 10))),
-        n_inputs=res.n_sentences * len(res.names),
-        n_violations=run.n_flips,
-        extra=_psa_extra(run),
-        sections=_psa_sections(run),
-    )
-    conclude(
-        result,
-        statement=f"names must not flip labels at threshold {run.threshold:g} "
-        f"(LabelDist <= {bound:g}; psa, sections 2 and 3.2)",
-        measure_name="shift",
-        discrimination=value,
-        show=shown,
-        notes=_psa_notes(run),
-        hint="see the LabelDist curve in the report for how this depends on the threshold",
-    )
+
+    def resolve() -> PSAJudgement:
+        bound = check_bound(max_labeldist, "max_labeldist", upper=1.0)
+        run = resolve_psa(model, corpus, names, {
+            "threshold": threshold, "top_n": max(check_show(show), 10), "seed": seed})
+        return PSAJudgement(run, bound)
+
+    LABEL_DIST.check(resolve, show=show, stacklevel=4)

@@ -11,9 +11,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..errors import ConfigurationError
-from ..report.failure import DEFAULT_SHOWN
 from ..results import FairnessResult, Measurement, Violation
 from ..validation import check_texts
+from .failure import DEFAULT_SHOWN
 from .verdict import (
     RECORDED_VIOLATIONS,
     check_bound,

@@ -48,10 +48,10 @@ import numpy as np
 from .. import context
 from ..errors import ConfigurationError, FairnessViolation, NothingJudgedError
 from ..metrics.bootstrap import BootstrapCI
-from ..report.failure import DEFAULT_SHOWN, render_failure
 from ..results import FairnessResult, Measurement, Violation
 from ..runtime.printable import printable
 from ..validation import check_int, check_number
+from .failure import DEFAULT_SHOWN, render_failure
 
 #: The public part; the argument checks and `measured` below serve the relation modules.
 __all__ = [
@@ -204,6 +204,26 @@ def measured(
         Measurement(name, value, None, op, ci=(low, high)),
         Measurement(f"{name} ({side} CI end)", edge, bound, op, ci=(low, high)),
     ]
+
+
+def abs_interval(low: float, high: float) -> tuple[float, float]:
+    """The interval of |X| from the interval (`low`, `high`) of X: the one place the
+    relations judge an absolute gap on a signed statistic's interval."""
+    if low >= 0:
+        return low, high
+    if high <= 0:
+        return -high, -low
+    return 0.0, max(-low, high)
+
+
+def interval_note(conf: float, method: str, what: str) -> str:
+    """The note of a measurement judged on a bootstrap interval's lower end (`what`: over
+    what the resamples draw, e.g. "of the pairs")."""
+    return (
+        f"judged on the lower end of the {conf:.0%} {method} bootstrap interval "
+        f"({N_RESAMPLES} resamples {what}): the test fails when the statistic is at its "
+        f"bound with probability {(1 - conf) / 2:.3g}"
+    )
 
 
 def skipped_note(n: int, what: str) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
@@ -27,13 +28,16 @@ from ..metrics.paired import paired_gap
 from ..metrics.validation import check_ci_method
 from ..metrics.wasserstein import wasserstein
 from ..results import FairnessResult, Measurement
+from .pipeline import Presented, Relation
 from .verdict import (
     N_RESAMPLES,
+    abs_interval,
     check_bound,
     check_confidence,
     check_scores,
     check_seed,
     conclude,
+    interval_note,
     measured,
     run_seed,
 )
@@ -54,14 +58,6 @@ def _scores_1d(values: object, name: str) -> Any:
         raise ConfigurationError(f"{name} must be a non-empty 1-D sequence of scores, got "
                                  f"shape {arr.shape}")
     return arr
-
-
-def _interval_note(conf: float, method: str, what: str) -> str:
-    return (
-        f"judged on the lower end of the {conf:.0%} {method} bootstrap interval "
-        f"({N_RESAMPLES} resamples {what}): the test fails when the statistic is at its "
-        f"bound with probability {(1 - conf) / 2:.3g}"
-    )
 
 
 def assert_wasserstein_below(
@@ -100,113 +96,131 @@ def assert_wasserstein_below(
     on the side of passing. The failure message says which interval was used.
     """
     __tracebackhide__ = True
+    WASSERSTEIN.check(
+        lambda: _resolve_w1(scores_a, scores_b, max_w1, confidence, seed, against, ci_method),
+        stacklevel=4)
+
+
+@dataclass(frozen=True, eq=False)
+class W1Inputs:
+    """The checked samples, paired for W1 (by name), and the checked options."""
+
+    pairs: dict[str, tuple[Any, Any]]
+    groups: dict[str, Any] | None
+    """The groups of the pool form (each group against the pooled scores), else None."""
+    n_inputs: int
+    bound: float
+    conf: float | None
+    seed: int
+    method: str
+
+
+@dataclass(frozen=True, eq=False)
+class W1Measure:
+    values: dict[str, float]
+    cis: dict[str, BootstrapCI | None]
+
+
+def _resolve_w1(scores_a: object, scores_b: object, max_w1: object, confidence: object,
+                seed: object, against: object, ci_method: str) -> W1Inputs:
     if max_w1 is None:
         raise ConfigurationError("pass max_w1=<the largest Wasserstein-1 distance allowed>")
     bound = check_bound(max_w1, "max_w1")
     conf = check_confidence(confidence)
-    seed = check_seed(seed)
+    rng_seed = run_seed(check_seed(seed))
     method = check_ci_method(ci_method, ("directional", "bca", "percentile"), "ci_method")
     if against not in AGAINST:
         raise ConfigurationError(
             f"against must be 'pool' (each group's W1 to the pooled scores) or 'pairs' (W1 "
             f"between every two groups), got {against!r}"
         )
-    rng_seed = run_seed(seed)
-    pool_form = False
-    if isinstance(scores_a, Mapping):
-        if scores_b is not None:
-            raise ConfigurationError(
-                "scores_a is a mapping group -> scores and scores_b is given too: pass the "
-                "mapping alone (scores_b=None), or two samples of scores, not both")
-        if len(scores_a) < 2:
-            raise ConfigurationError("a mapping of groups needs at least two groups to compare")
-        groups = {str(g): _scores_1d(v, f"scores of group {g!r}") for g, v in scores_a.items()}
-        pool_form = against == "pool"
-        if pool_form:
-            pooled = np.concatenate(list(groups.values()))
-            pairs = {f"W1({g}, pool)": (v, pooled) for g, v in groups.items()}
-        else:
-            pairs = {
-                f"W1({g}, {h})": (groups[g], groups[h]) for g, h in combinations(groups, 2)
-            }
-        n_inputs = sum(len(v) for v in groups.values())
-    else:
+    if not isinstance(scores_a, Mapping):
         a = _scores_1d(scores_a, "scores_a")
         b = _scores_1d(scores_b, "scores_b")
-        pairs = {"W1(a, b)": (a, b)}
-        n_inputs = len(a) + len(b)
-    values = {name: wasserstein(x, y) for name, (x, y) in pairs.items()}
-    cis: dict[str, BootstrapCI | None] = dict.fromkeys(pairs)
-    if conf is not None:
-        options: dict[str, Any] = {
-            "n_resamples": N_RESAMPLES, "confidence": conf, "seed": rng_seed, "method": method
-        }
+        return W1Inputs({"W1(a, b)": (a, b)}, None, len(a) + len(b), bound, conf, rng_seed,
+                        method)
+    if scores_b is not None:
+        raise ConfigurationError(
+            "scores_a is a mapping group -> scores and scores_b is given too: pass the "
+            "mapping alone (scores_b=None), or two samples of scores, not both")
+    if len(scores_a) < 2:
+        raise ConfigurationError("a mapping of groups needs at least two groups to compare")
+    groups = {str(g): _scores_1d(v, f"scores of group {g!r}") for g, v in scores_a.items()}
+    if against == "pool":
+        pooled = np.concatenate(list(groups.values()))
+        pairs = {f"W1({g}, pool)": (v, pooled) for g, v in groups.items()}
+    else:
+        pairs = {f"W1({g}, {h})": (groups[g], groups[h]) for g, h in combinations(groups, 2)}
+    return W1Inputs(pairs, groups if against == "pool" else None,
+                    sum(len(v) for v in groups.values()), bound, conf, rng_seed, method)
+
+
+class WassersteinRelation(Relation[W1Inputs, W1Measure]):
+    """W1 between score distributions (counterfactual-sentiment-bias, section 3)."""
+
+    name = "wasserstein"
+
+    def measure(self, inputs: W1Inputs) -> W1Measure:
+        values = {name: wasserstein(x, y) for name, (x, y) in inputs.pairs.items()}
+        cis: dict[str, BootstrapCI | None] = dict.fromkeys(inputs.pairs)
+        if inputs.conf is not None:
+            options: dict[str, Any] = {"n_resamples": N_RESAMPLES, "confidence": inputs.conf,
+                                       "seed": inputs.seed, "method": inputs.method}
+            if inputs.groups is not None:
+                by_group = bootstrap_group_wasserstein(inputs.groups, **options)
+                cis = {f"W1({g}, pool)": ci for g, ci in by_group.items()}
+            else:
+                cis = {name: bootstrap_wasserstein(x, y, **options)
+                       for name, (x, y) in inputs.pairs.items()}
+        return W1Measure(values, cis)
+
+    def present(self, inputs: W1Inputs, measured_: W1Measure, *, show: int) -> Presented:
+        values, cis, conf, bound = measured_.values, measured_.cis, inputs.conf, inputs.bound
+        pool_form, method = inputs.groups is not None, inputs.method
+        measurements: list[Measurement] = []
+        for name, value in values.items():
+            measurements += measured(name, value, bound, cis[name],
+                                     method=method if conf else None)
+        notes = []
         if pool_form:
-            by_group = bootstrap_group_wasserstein(groups, **options)
-            cis = {f"W1({g}, pool)": ci for g, ci in by_group.items()}
-        else:
-            cis = {name: bootstrap_wasserstein(x, y, **options) for name, (x, y) in pairs.items()}
-    measurements: list[Measurement] = []
-    for name, value in values.items():
-        measurements += measured(name, value, bound, cis[name], method=method if conf else None)
-    if pool_form:
-        measurements.append(
-            Measurement("total group fairness (sum of W1(g, pool))", sum(values.values()))
-        )
-    notes = []
-    if pool_form:
-        notes.append(
-            "W1(g, pool) is each group's distance to the pooled scores of all groups (Total "
-            "Group Fairness terms, eq. 4), smaller than the distance between groups: for two "
-            "groups of equal size, half of it; against='pairs' bounds W1 between every two "
-            "groups."
-        )
-    p_values = {name: ci.p_value for name, ci in cis.items() if ci is not None}
-    if conf is not None:
-        what = "of each group, the pool rebuilt from them" if pool_form else "of each sample"
-        notes.append(
-            _interval_note(conf, method, what) + "; the lower end is 0 unless a permutation "
-            f"test rejects one distribution at level {(1 - conf) / 2:.3g} (p: "
-            + ", ".join(f"{n} {p:.3g}" for n, p in p_values.items() if p is not None) + ")."
-        )
-    result = FairnessResult(
-        relation="wasserstein",
-        passed=all(x.holds for x in measurements),
-        measurements=tuple(measurements),
-        n_inputs=n_inputs,
-        extra={
-            "w1": values,
-            "statistic": "group_to_pool" if pool_form else "pairwise",
-            **({"confidence": {"level": conf, "method": method, "n_resamples": N_RESAMPLES,
-                               "permutation_p": p_values}} if conf is not None else {}),
-        },
-    )
-    if pool_form:
+            measurements.append(Measurement("total group fairness (sum of W1(g, pool))",
+                                            sum(values.values())))
+            notes.append(
+                "W1(g, pool) is each group's distance to the pooled scores of all groups "
+                "(Total Group Fairness terms, eq. 4), smaller than the distance between "
+                "groups: for two groups of equal size, half of it; against='pairs' bounds W1 "
+                "between every two groups.")
+        p_values = {name: ci.p_value for name, ci in cis.items() if ci is not None}
+        if conf is not None:
+            what = "of each group, the pool rebuilt from them" if pool_form else "of each sample"
+            notes.append(
+                interval_note(conf, method, what) + "; the lower end is 0 unless a "
+                f"permutation test rejects one distribution at level {(1 - conf) / 2:.3g} "
+                "(p: " + ", ".join(f"{n} {p:.3g}" for n, p in p_values.items()
+                                   if p is not None) + ").")
         statement = (
             f"each group's W1 to the pooled scores of all groups must be <= {bound:g} "
             "(Total Group Fairness terms; counterfactual-sentiment-bias, section 3, eq. 4)"
+        ) if pool_form else (f"score distributions must be within W1 <= {bound:g} "
+                             "(counterfactual-sentiment-bias, section 3)")
+        return Presented(
+            measurements=measurements,
+            statement=statement,
+            measure_name="W1",
+            discrimination=max(values.values()),
+            n_inputs=inputs.n_inputs,
+            notes=notes,
+            extra={
+                "w1": values,
+                "statistic": "group_to_pool" if pool_form else "pairwise",
+                **({"confidence": {"level": conf, "method": method,
+                                   "n_resamples": N_RESAMPLES, "permutation_p": p_values}}
+                   if conf is not None else {}),
+            },
         )
-    else:
-        statement = (
-            f"score distributions must be within W1 <= {bound:g} "
-            "(counterfactual-sentiment-bias, section 3)"
-        )
-    conclude(
-        result,
-        statement=statement,
-        measure_name="W1",
-        discrimination=max(values.values()),
-        notes=notes,
-    )
 
 
-def _abs_interval(low: float, high: float) -> tuple[float, float]:
-    """The interval of |X| from that of X."""
-    if low >= 0:
-        return low, high
-    if high <= 0:
-        return -high, -low
-    return 0.0, max(-low, high)
+WASSERSTEIN = WassersteinRelation()
 
 
 def _group_names(names: Sequence[str]) -> tuple[str, str]:
@@ -273,14 +287,14 @@ def assert_paired_gap_below(
                         ci=(ci.low, ci.high))
         )
         measurements += measured(
-            f"|{label}|", abs(found.gap), bound, _abs_interval(ci.low, ci.high), method=method
+            f"|{label}|", abs(found.gap), bound, abs_interval(ci.low, ci.high), method=method
         )
     notes = [
         f"{found.n_positive} of {found.n_pairs} pairs score higher for {name_a}, "
         f"{found.n_negative} for {name_b} (sign test p = {found.sign_test_p:.3g})."
     ]
     if conf is not None:
-        notes.append(_interval_note(conf, method, "of the pairs") + ".")
+        notes.append(interval_note(conf, method, "of the pairs") + ".")
     summary = found.to_dict()
     summary.pop("per_pair")
     result = FairnessResult(

@@ -36,6 +36,7 @@ from html import escape
 from typing import Any
 
 from ..results import BarChart, Cell, Clusters, Curve, Section, Table
+from ..version import __version__
 from .comparison import Comparison
 from .summary import (
     DiscriminatoryInput,
@@ -882,8 +883,6 @@ def render_html(summary: Summary, *, created: str | None = None, figures: bool =
     `created` is shown in the header (default: now); `figures=False` leaves figures out.
     """
     created = created or now()
-    from .. import __version__
-
     tests = _tests_failing_first(summary)
     page = _Page(figs=_Figures(figures),
                  anchors={nodeid: f"t{i}" for i, (nodeid, _) in enumerate(tests, 1)})

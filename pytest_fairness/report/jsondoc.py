@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from ..version import __version__
 from .comparison import Comparison
 from .summary import Group, RecordedTest, Summary, build_summary
 from .values import file_escaped, now
@@ -111,8 +112,6 @@ def to_json_doc(
     per-test keys have a fixed order.
     """
     if version is None:
-        from .. import __version__
-
         version = __version__
     return {
         "schema_version": SCHEMA_VERSION,

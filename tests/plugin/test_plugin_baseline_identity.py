@@ -26,7 +26,7 @@ def test_tpr():
 
 
 def test_the_worst_group_changing_is_a_compared_metric(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_groups=SUITE)
+    pytester.makepyfile(test_identity_of_groups=SUITE)
     pytester.runpytest("-p", "no:randomly", "--fairness-save-baseline=base.json"
                        ).assert_outcomes(passed=1)
     saved = json.loads((pytester.path / "base.json").read_text())
@@ -41,7 +41,7 @@ def test_the_worst_group_changing_is_a_compared_metric(pytester: pytest.Pytester
         del os.environ["FLIP"]
     result.assert_outcomes(passed=1)
     text = " ".join(result.stdout.str().split())
-    assert ("test_groups.py::test_tpr [group_gap] TPR: worst group vs best (worst "
+    assert ("test_identity_of_groups.py::test_tpr [group_gap] TPR: worst group vs best (worst "
             "'f', best 'm' -> worst 'm', best 'f'): 0.2 -> 0.4 (+0.2)") in text
     assert "PASS: 0 regressed, 2 improved, 1 unchanged, 0 new, 0 missing" in text
     assert "new:" not in text
