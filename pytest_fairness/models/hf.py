@@ -30,6 +30,7 @@ class PipelineModel(ModelAdapter):
     texts truncated to what the model accepts, the model in eval mode while it runs."""
 
     _hint = " (Check the pipeline's function_to_apply; multi-label models are not supported.)"
+    _sort_by_length = True  # a batch pads to its longest text (ModelAdapter._sort_by_length)
 
     def __init__(self, pipe: Any, **common: Any) -> None:
         self._pipe = pipe
@@ -80,8 +81,12 @@ class TransformersModel(ModelAdapter):
 
     Texts are tokenized with padding and truncation, run under `no_grad` in eval mode on
     the model's device; logits go through a softmax (a sigmoid for a one-logit model).
-    Implements `WhiteBoxModel` through the model's input embedding layer.
+    Implements `WhiteBoxModel` through the model's input embedding layer. A request
+    longer than one batch is sent in order of length (`ModelAdapter._sort_by_length`),
+    so a batch pads little; its rows come back in the order asked.
     """
+
+    _sort_by_length = True
 
     def __init__(self, model: Any, tokenizer: Any, **common: Any) -> None:
         self._model = model
