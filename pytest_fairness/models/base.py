@@ -133,8 +133,8 @@ class ModelAdapter:
     #: a caller may then prepare the next batch while this one is scored (PSA does).
     scores_elsewhere: ClassVar[bool] = False
     #: True when a batch costs by its longest text (a transformer pads to it): the texts
-    #: of a request longer than one batch are then sent shortest first, in batches of like
-    #: length, and their rows put back in the caller's order.
+    #: of a request longer than one batch are then sent shortest first (by `_lengths`), in
+    #: batches of like length, and their rows put back in the caller's order.
     _sort_by_length: ClassVar[bool] = False
 
     def __init__(
@@ -310,6 +310,11 @@ class ModelAdapter:
     def _default_labels(self, k: int) -> tuple[str, ...]:
         return tuple(str(i) for i in range(k))
 
+    def _lengths(self, texts: list[str]) -> list[int]:
+        """What a text costs in a batch padded to its longest, for `_sort_by_length`:
+        its characters here; transformers adapters count tokens."""
+        return [len(text) for text in texts]
+
     def _prepare(self, texts: list[str]) -> Batch:
         """(texts, what to send for each) for texts not in the cache: the same list here;
         remote scorers override this to apply the length policy."""
@@ -467,7 +472,7 @@ class ModelAdapter:
             size = size_for(work[1])
         if self._sort_by_length and len(work[0]) > size:
             # texts of like length together, so a batch pads little; rows go back by index
-            lengths = [len(text) for text in work[1]]
+            lengths = self._lengths(work[1])
             order = sorted(range(len(lengths)), key=lengths.__getitem__)
             keys, sent = work
             at = order if at is None else [at[i] for i in order]

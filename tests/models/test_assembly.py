@@ -121,24 +121,38 @@ def alone(tiny: Any, texts: list[str]) -> np.ndarray:
 def test_a_transformer_gets_batches_of_like_length_and_rows_in_the_order_asked(bert: Any) -> None:
     texts = sentences(300)
     texts += texts[:40]  # duplicates
-    seen: list[list[int]] = []
+    batches: list[list[str]] = []
     tokenizer = bert.tokenizer
 
-    class Watching:  # the real tokenizer, recording the texts' lengths of each batch
+    class Watching:  # the real tokenizer, recording each padded batch
         model_max_length = tokenizer.model_max_length
 
         def __call__(self, batch: list[str], **kwargs: Any) -> Any:
-            seen.append([len(t) for t in batch])
+            if kwargs.get("padding"):
+                batches.append(list(batch))
             return tokenizer(batch, **kwargs)
 
     model = pf.as_model((bert.model, Watching()), batch_size=32)
     proba = model.predict_proba(texts)
     np.testing.assert_allclose(proba, alone(bert, texts), atol=1e-6)
-    flat = [n for batch in seen for n in batch]
-    assert flat == sorted(len(t) for t in dict.fromkeys(texts))  # shortest first, once each
+    sent = [t for batch in batches for t in batch]
+    assert sorted(sent) == sorted(dict.fromkeys(texts))  # each distinct text once
+    counts = [len(tokenizer(t)["input_ids"]) for t in sent]
+    assert counts == sorted(counts)  # shortest first, by tokens
+    n = len(dict.fromkeys(texts))
+    assert [len(b) for b in batches] == [32] * (n // 32) + [n % 32]
     # the unsorted path (one text a batch, in the caller's order) agrees with it
     unsorted = pf.as_model((bert.model, tokenizer), batch_size=1, cache_size=0)
     np.testing.assert_allclose(unsorted.predict_proba(texts), proba, atol=1e-6)
+
+
+def test_token_counts_fall_back_to_characters_for_a_tokenizer_that_cannot_count() -> None:
+    from pytest_fairness.models.hf import token_counts
+
+    def broken(texts: list[str], **kwargs: Any) -> Any:
+        raise TypeError("not a transformers tokenizer")
+
+    assert token_counts(broken, ["ab", "abcd"], None) == [2, 4]
 
 
 def test_one_batch_is_not_reordered_and_equals_the_raw_model(bert: Any) -> None:
