@@ -9,7 +9,7 @@ Two real models:
 - alt-profanity-check, a scikit-learn pipeline (``profanity_check.predict_prob``), passed
   to `as_model` as the fitted estimator (the "whole" batching policy: one call);
 - VADER (``vaderSentiment``), a lexicon model wrapped in a plain callable (the
-  "adaptive" policy: two timed probes, then batches sized from them).
+  "sized" policy: batches sized from the texts alone, `models.batching.size_for`).
 
 Each arm runs `--repeats` times, alternating raw and adapter, with a fresh adapter each
 time (no cache carried over); the figure is the ratio of medians. Goal: at most 1.10.

@@ -33,6 +33,9 @@ HERE = Path(__file__).resolve().parent
 # In the order they run: the cheap ones first, so a broken set-up shows early.
 BENCHMARKS = (
     "cheap_models",
+    "cheap_models_scale",
+    "psa_strings",
+    "transformers_cpu",
     "dataset_rows",
     "scoring_overhead",
     "hypothesis_overhead",

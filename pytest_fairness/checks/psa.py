@@ -504,16 +504,20 @@ def _perturbed_chunks(
     """Each chunk of anchors (read, and parsed where needed, as the iterator is advanced)
     with its name perturbations: (anchors read, the perturbed anchors, the texts to score:
     each anchor's sentence then its perturbations)."""
+    # strings only (issue 31): the records of the sentences shown are made in _keep_shown
+    splice = _perturb.name_swap.NameSplicer(names)
     for chunk in _chunks(anchors, per_chunk):
         run.n_anchors += len(chunk)
         used: list[tuple[Anchor, tuple[Perturbation, ...]]] = []
+        texts: list[list[str]] = []
         for anchor in chunk:
-            ps = tuple(_perturb.names([anchor], names))
-            if not ps:
+            perturbed = splice(anchor)
+            if not perturbed:
                 run.n_without_perturbation += 1
                 continue
-            used.append((anchor, ps))
-        yield len(chunk), used, [[a.text, *(p.perturbed for p in ps)] for a, ps in used]
+            used.append((anchor, ()))
+            texts.append([anchor.text, *perturbed])
+        yield len(chunk), used, texts
 
 
 def _scores_of(model: TextModel, texts: list[list[str]]) -> Scores | None:
@@ -609,7 +613,7 @@ def _keep_shown(
     drop the rest (memory stays bounded by `top_n`, whatever the corpus size)."""
     wanted = acc.worst_indices() | {f[1] for f in run.worst_flips}
     for offset, (anchor, ps) in enumerate(used):
-        if start + offset in wanted:  # a sentence that waited for its pair kept no ps
+        if start + offset in wanted:  # the records are made here, for these only
             run.shown[start + offset] = (anchor, ps or tuple(_perturb.names([anchor],
                                                                             run.names)))
     for index in [i for i in run.shown if i not in wanted]:

@@ -9,6 +9,8 @@ import pytest
 
 import pytest_fairness as pf
 from pytest_fairness.checks.psa import psa_run
+from pytest_fairness.perturb.name_swap import NameSplicer
+from pytest_fairness.types import Anchor
 
 SENTENCES = [f"She said the meeting number {i} was {'fine' if i % 2 else 'awful'}."
              for i in range(12)]
@@ -26,20 +28,20 @@ def test_the_next_chunk_is_perturbed_while_a_remote_model_scores(
     perturbed_next = threading.Event()
     perturbed: list[int] = []
     waited: list[bool] = []
-    names = pf.perturb.names
+    splice = NameSplicer.__call__  # PSA perturbs to strings, one anchor a call
 
-    def counting_names(anchors: object, name_list: object) -> object:
+    def counting_names(self: NameSplicer, anchor: Anchor) -> list[str]:
         perturbed.append(1)
         if len(perturbed) > PER_CHUNK:
             perturbed_next.set()  # the second chunk is being perturbed
-        return names(anchors, name_list)
+        return splice(self, anchor)
 
     def remote(texts: list[str]) -> list[float]:
         if not waited:  # the first chunk: without overlap nothing is perturbed meanwhile
             waited.append(perturbed_next.wait(timeout=5))
         return _score(texts)
 
-    monkeypatch.setattr(pf.perturb, "names", counting_names)
+    monkeypatch.setattr(NameSplicer, "__call__", counting_names)
     model = pf.as_model(remote, remote=True, output="score", cache_size=0)
     assert model.scores_elsewhere
     run = psa_run(model, pf.Corpus(SENTENCES), NAMES, chunk_size=6, balance_gender=False)

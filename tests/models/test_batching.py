@@ -1,8 +1,11 @@
 """Batch sizes when nobody gave one (`pytest_fairness.models.batching`): fixed for torch,
-transformers and remote models, everything at once for scikit-learn, measured for plain
-callables; an explicit size always wins."""
+transformers and remote models, everything at once for scikit-learn, sized from the texts
+(never from timings) for plain callables; an explicit size always wins."""
 
 from __future__ import annotations
+
+import time
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -14,10 +17,8 @@ from pytest_fairness import context
 from pytest_fairness.models.batching import (
     DEFAULT_BATCH_SIZE,
     MAX_BATCH,
-    MAX_SECONDS,
-    OVERHEAD,
-    PROBES,
-    AdaptiveBatches,
+    MAX_CHARS,
+    size_for,
 )
 from pytest_fairness.settings import Settings
 
@@ -36,70 +37,63 @@ class Recorder:
 TEXTS = [f"text number {i}" for i in range(5000)]
 
 
-def test_two_timings_on_a_line_give_the_size_that_keeps_the_fixed_cost_at_one_percent() -> None:
-    sizer = AdaptiveBatches()
-    fixed, per_text = 0.010, 10e-6  # 10 ms a call, 10 us a text
-    sizer.observe(64, fixed + 64 * per_text)
-    assert sizer.size == 128
-    assert not sizer.settled
-    sizer.observe(128, fixed + 128 * per_text)
-    assert sizer.settled
-    # fixed / (OVERHEAD * per_text) = 0.010 / (0.01 * 1e-5) = 100,000 -> capped
-    assert sizer.size == MAX_BATCH
-    assert fixed / (OVERHEAD * per_text) > MAX_BATCH
-
-
-def test_a_slow_model_is_held_to_the_time_bound() -> None:
-    sizer = AdaptiveBatches()
-    fixed, per_text = 0.5, 1e-3  # 1 ms a text: 2 s is 2,000 texts
-    sizer.observe(64, fixed + 64 * per_text)
-    sizer.observe(128, fixed + 128 * per_text)
-    assert sizer.size == pytest.approx(MAX_SECONDS / per_text, abs=1)
-
-
-def test_a_model_without_a_fixed_cost_keeps_the_smallest_size() -> None:
-    sizer = AdaptiveBatches()
-    sizer.observe(64, 64e-4)
-    sizer.observe(128, 128e-4)
-    assert sizer.settled
-    assert sizer.size == DEFAULT_BATCH_SIZE
-
-
-def test_nonsense_timings_double_the_size_and_settle_after_the_probes() -> None:
-    sizer = AdaptiveBatches()
-    size = sizer.size
-    for _ in range(PROBES):
-        sizer.observe(sizer.size, 1.0)  # the same time whatever the size: no line
-    assert sizer.settled
-    assert sizer.size == size * 2 ** (PROBES - 1)
-
-
-def test_a_short_tail_batch_teaches_nothing() -> None:
-    sizer = AdaptiveBatches()
-    sizer.observe(10, 5.0)
-    sizer.observe(64, float("nan"))
-    assert sizer.size == DEFAULT_BATCH_SIZE
-    assert not sizer.settled
+def test_a_request_is_cut_into_the_fewest_equal_batches_within_the_bounds() -> None:
+    assert size_for(["x" * 20] * 5000) == 5000  # one call
+    assert size_for(["x" * 20] * (MAX_BATCH + 1)) == MAX_BATCH // 2 + 1  # two, not 65,536 + 1
+    long = ["y" * 1000] * 10_000  # 10 M characters: 5 calls of 2,000 texts (2 M each)
+    assert size_for(long) == 2000
+    # very long texts: batches of 64 at most, never fewer per call than the fixed policy
+    assert size_for(["z" * 10**6] * 200) == 50  # 4 calls (64 a call at most), equal
+    assert size_for(["z" * 10**7] * 3) == 3
+    assert size_for([]) == DEFAULT_BATCH_SIZE
+    assert size_for(["", "", ""]) == 3  # empty texts: the count bound only
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.floats(0, 10), st.booleans()), min_size=1, max_size=12))
-def test_the_size_stays_within_its_bounds_whatever_the_timings(
-    timings: list[tuple[float, bool]],
-) -> None:
-    sizer = AdaptiveBatches()
-    for seconds, full in timings:
-        sizer.observe(sizer.size if full else sizer.size // 2, seconds)
-        assert DEFAULT_BATCH_SIZE <= sizer.size <= MAX_BATCH
+@given(st.lists(st.integers(0, 5000), min_size=1, max_size=50), st.integers(1, 400))
+def test_the_size_stays_within_its_bounds(lengths: list[int], repeat: int) -> None:
+    texts = [("w" * n) for n in lengths] * repeat
+    size = size_for(texts)
+    calls = -(-len(texts) // size)
+    assert 1 <= size <= MAX_BATCH
+    assert calls <= -(-len(texts) // DEFAULT_BATCH_SIZE)  # never more calls than "fixed"
+    # equal batches: the last one is at most one call's worth short of the others
+    assert size * (calls - 1) < len(texts) <= size * calls
+    chars = sum(map(len, texts))
+    if size > DEFAULT_BATCH_SIZE:  # above the floor, an average batch holds <= MAX_CHARS
+        assert chars * size <= MAX_CHARS * len(texts) + chars
+    assert size_for(list(texts)) == size  # a function of the texts alone
 
 
-def test_a_callable_probes_then_sends_the_rest_in_one_call() -> None:
+def test_a_callable_gets_the_same_calls_whatever_its_timing() -> None:
+    """The size no longer comes from timed probes: a model that is slow, fast or erratic
+    (a loaded machine) gets the same calls for the same texts."""
+    texts = [f"text number {i} " * (1 + i % 7) for i in range(150_000)]
+    seen: list[list[int]] = []
+    for delays in ([0.0], [0.05, 0.0], [0.0, 0.2, 0.01]):
+        recorder = Recorder()
+        pace = iter(delays * 100)
+
+        def erratic(batch: list[str], recorder: Recorder = recorder,
+                    pace: Iterator[float] = pace) -> list[float]:
+            time.sleep(next(pace))
+            return recorder(batch)
+
+        model = pf.as_model(erratic)
+        scores = model.score(texts)
+        assert np.array_equal(scores, np.full(len(texts), 0.5))
+        seen.append(recorder.sizes)
+    assert seen[0] == seen[1] == seen[2]
+    assert sum(seen[0]) == len(texts)
+    assert len(seen[0]) == -(-len(texts) // size_for(texts))
+    assert max(seen[0]) - min(seen[0]) <= 1
+
+
+def test_a_callable_sends_a_mid_size_request_in_one_call() -> None:
     recorder = Recorder()
     model = pf.as_model(recorder)
     model.score(TEXTS)
-    assert sum(recorder.sizes) == len(TEXTS)
-    assert recorder.sizes[0] == DEFAULT_BATCH_SIZE
-    assert len(recorder.sizes) <= PROBES + 2  # the probes, then large batches
+    assert recorder.sizes == [len(TEXTS)]
 
 
 def test_an_explicit_batch_size_wins() -> None:

@@ -15,7 +15,6 @@ Labels of a single-score model come from the one threshold resolver,
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Hashable, Sequence
 from itertools import repeat
 from typing import Any, ClassVar, Literal
@@ -34,7 +33,7 @@ from ...runtime.progress import progress
 from ...runtime.stack import on_fresh_stack
 from ...types import FloatArray, ModelStats
 from ...validation import check_texts
-from ..batching import DEFAULT_BATCH_SIZE, MAX_BATCH, AdaptiveBatches, Batching
+from ..batching import DEFAULT_BATCH_SIZE, MAX_BATCH, Batching, size_for
 from ..checks import (
     check_batch_size,
     check_cache_dir,
@@ -45,6 +44,7 @@ from ..checks import (
     check_threshold,
 )
 from ..defaults import run_settings, session_cache
+from .distinct import DistinctCount
 from .cache import (
     DiskCache,
     Entry,
@@ -83,6 +83,19 @@ def _slice(work: Batch, start: int, size: int) -> Batch:
     return (part, part) if sent is keys else (part, sent[start : start + size])
 
 
+def _positions(keys: list[str], missing: list[str], at: list[int] | None) -> list[int]:
+    """Where in `unique` the texts of `keys` are: `keys` is `missing` with some texts left
+    out (a remote scorer's skipped ones), in order; `at` the positions of `missing`."""
+    out: list[int] = []
+    j = 0
+    for key in keys:
+        while missing[j] is not key:
+            j += 1
+        out.append(j if at is None else at[j])
+        j += 1
+    return out
+
+
 def _is_number(text: str) -> bool:
     """Whether `text` reads as a number ("0.5", "-1e3")."""
     try:
@@ -113,11 +126,16 @@ class ModelAdapter:
 
     _hint = ""  # how to fix a wrong output, for error messages
     #: How batches are sized when no batch size is given (`batching`): "fixed" here;
-    #: scikit-learn estimators send everything at once, plain callables adapt.
+    #: scikit-learn estimators send everything at once, plain callables size batches
+    #: from their texts.
     _batching: Batching = "fixed"
     #: True when scoring waits on other processes or machines (Ray workers, a server):
     #: a caller may then prepare the next batch while this one is scored (PSA does).
     scores_elsewhere: ClassVar[bool] = False
+    #: True when a batch costs by its longest text (a transformer pads to it): the texts
+    #: of a request longer than one batch are then sent shortest first (by `_lengths`), in
+    #: batches of like length, and their rows put back in the caller's order.
+    _sort_by_length: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -158,10 +176,9 @@ class ModelAdapter:
             ("requested", "cache_hits", "unique_scored", "calls", "retries", "truncated"), 0
         )
         self._skipped: dict[str, None] = {}
-        # Distinct texts sent to the model, by their hash: 8 bytes of key a text, not the
-        # text (keeping every text scored held a 1M-sentence PSA's 1.3M perturbed texts).
-        self._scored: set[int] = set()
-        self._sizer = AdaptiveBatches()  # the "adaptive" policy's size, learned once
+        # Distinct texts sent to the model: exact to 100,000, then a 16 KiB sketch (a set
+        # of every text's hash grew 87 bytes a text, without bound)
+        self._scored = DistinctCount()
         if self._labels is not None:
             if len(set(self._labels)) != len(self._labels) or len(self._labels) < 2:
                 raise ConfigurationError(
@@ -293,6 +310,11 @@ class ModelAdapter:
     def _default_labels(self, k: int) -> tuple[str, ...]:
         return tuple(str(i) for i in range(k))
 
+    def _lengths(self, texts: list[str]) -> list[int]:
+        """What a text costs in a batch padded to its longest, for `_sort_by_length`:
+        its characters here; transformers adapters count tokens."""
+        return [len(text) for text in texts]
+
     def _prepare(self, texts: list[str]) -> Batch:
         """(texts, what to send for each) for texts not in the cache: the same list here;
         remote scorers override this to apply the length policy."""
@@ -313,18 +335,6 @@ class ModelAdapter:
         """Score `batches` one after the other; the first error stops the run."""
         for batch in batches:
             kind, rows = self._score_batch(batch)
-            self._accept(batch, kind, rows, store)
-
-    def _run_adaptive(self, work: Batch, store: Callable[..., None]) -> None:
-        """Score `work` one batch after the other, each of the size the "adaptive"
-        policy holds now, timing each call for it (`batching.AdaptiveBatches`)."""
-        i = 0
-        while i < len(work[0]):
-            batch = _slice(work, i, self._sizer.size)
-            i += len(batch[0])
-            start = time.perf_counter()
-            kind, rows = self._score_batch(batch)
-            self._sizer.observe(len(batch[0]), time.perf_counter() - start)
             self._accept(batch, kind, rows, store)
 
     # ------------------------------------------------------------------ machinery
@@ -387,9 +397,7 @@ class ModelAdapter:
         texts, sent = batch
         self._check(kind, rows, sent)
         with self._lock:  # each distinct text once, whichever thread scored it (again)
-            before = len(self._scored)
-            self._scored.update(map(hash, texts))
-            self._counts["unique_scored"] += len(self._scored) - before
+            self._counts["unique_scored"] += self._scored.add(texts)
         store(texts, kind, rows)
 
     def _rows(self, texts: Sequence[str]) -> tuple[Kind | None, FloatArray]:
@@ -403,17 +411,21 @@ class ModelAdapter:
         self._bump("requested", len(texts))
         cache = self._cache()
         config = self._config
-        hits: dict[str, Entry] = {}
         unique = list(dict.fromkeys(texts))
+        # what the caches answered: positions in `unique` and their entries
+        hit_at: list[int] = []
+        hit_entries: list[Entry] = []
         missing: list[str] = unique
+        # positions in `unique` of the texts in `missing`; None while they are all of them
+        at: list[int] | None = None
         if cache is not None and unique:
             found = cache.get_many(config, unique)
             if found.count(None) < len(found):
-                hits = {text: hit for text, hit in zip(unique, found, strict=True)
-                        if hit is not None}
-                missing = [text for text, hit in zip(unique, found, strict=True)
-                           if hit is None]
-                kind, block, index = next(iter(hits.values()))
+                at = [i for i, hit in enumerate(found) if hit is None]
+                hit_at = [i for i, hit in enumerate(found) if hit is not None]
+                hit_entries = [found[i] for i in hit_at]  # type: ignore[misc]
+                missing = [unique[i] for i in at]
+                kind, block, index = hit_entries[0]
                 self._adopt(kind, block[index])
         disk = self._disk() if missing else None
         if disk is not None:
@@ -433,26 +445,60 @@ class ModelAdapter:
                 entries = {text: (kind, _one_row(row), 0) for text, (kind, row) in stored.items()}
                 for kind, row in stored.values():
                     self._adopt(kind, row)
-                hits.update(entries)
                 if cache is not None:
                     cache.put_many(config, list(entries), list(entries.values()))
-                missing = [t for t in missing if t not in stored]
-        self._bump("cache_hits", len(hits))
+                places = at if at is not None else range(len(missing))
+                keep: list[int] = []
+                for place, text in zip(places, missing, strict=True):
+                    entry = entries.get(text)
+                    if entry is None:
+                        keep.append(place)
+                    else:
+                        hit_at.append(place)
+                        hit_entries.append(entry)
+                at = keep
+                missing = [unique[i] for i in keep]
+        self._bump("cache_hits", len(hit_at))
 
         work = self._prepare(missing)
+        if work[0] is not missing:  # a remote scorer skipped some: where the rest are
+            at = _positions(work[0], missing, at)
         size = self._batch_size or run_settings().batch_size
-        if size is None and self._batching != "adaptive":
-            size = MAX_BATCH if self._batching == "whole" else DEFAULT_BATCH_SIZE
+        if size is None and self._batching == "whole":
+            size = MAX_BATCH
+        elif size is None and self._batching == "fixed":
+            size = DEFAULT_BATCH_SIZE
+        elif size is None:
+            size = size_for(work[1])
+        if self._sort_by_length and len(work[0]) > size:
+            # texts of like length together, so a batch pads little; rows go back by index
+            lengths = self._lengths(work[1])
+            order = sorted(range(len(lengths)), key=lengths.__getitem__)
+            keys, sent = work
+            at = order if at is None else [at[i] for i in order]
+            work = ([keys[i] for i in order],
+                    [keys[i] for i in order] if sent is keys else [sent[i] for i in order])
+        room = max(0, len(work[0]) - cache.max_entries) if cache is not None else 0
         fresh: list[tuple[list[str], FloatArray]] = []
+        pending: list[tuple[list[str], Kind, FloatArray]] = []  # scored but not cached
         with progress(len(work[0]), f"scoring with {self._name}") as advance:
 
             def store(batch: list[str], kind: Kind, rows: FloatArray) -> None:
                 # one read-only copy per batch; each text's cached row is a view of it
+                nonlocal room
                 block = np.array(rows, dtype=np.float64)
                 block.setflags(write=False)
                 if cache is not None:
-                    cache.put_many(config, batch,
-                                   list(zip(repeat(kind), repeat(block), range(len(batch)))))
+                    # the last `cache_size` texts of this request would evict the rows of
+                    # the first `room` before it returns: those are cached only if it fails
+                    skip = min(room, len(batch))
+                    room -= skip
+                    if skip:
+                        pending.append((batch[:skip], kind, block[:skip]))
+                    if skip < len(batch):
+                        cache.put_many(config, batch[skip:] if skip else batch,
+                                       list(zip(repeat(kind), repeat(block),
+                                                range(skip, len(batch)))))
                 if disk is not None:
                     for text, row in zip(batch, block, strict=True):
                         disk.put(self._disk_config, text, kind, row)
@@ -460,25 +506,36 @@ class ModelAdapter:
                 advance(len(batch))
 
             try:
-                if size is None:
-                    self._run_adaptive(work, store)
-                else:
-                    self._run([_slice(work, i, size) for i in range(0, len(work[0]), size)],
-                              store)
+                self._run([_slice(work, i, size) for i in range(0, len(work[0]), size)],
+                          store)
+            except BaseException:
+                if cache is not None:  # what was scored stays cached, the latest last
+                    for batch, kind, block in pending:
+                        cache.put_many(config, batch, list(zip(repeat(kind), repeat(block),
+                                                               range(len(batch)))))
+                raise
             finally:
                 if disk is not None:
                     disk.flush()
-        return self._kind, self._assemble(texts, unique, hits, fresh)
+        return self._kind, self._assemble(texts, unique, (hit_at, hit_entries),
+                                          (work[0], at), fresh)
 
     def _assemble(
         self,
         texts: list[str],
         unique: list[str],
-        hits: dict[str, Entry],
+        hits: tuple[list[int], list[Entry]],
+        work: tuple[list[str], list[int] | None],
         fresh: list[tuple[list[str], FloatArray]],
     ) -> FloatArray:
-        """The rows of `texts` in order: `hits` from the caches and the `fresh` blocks of
-        the batches scored now, placed by index; NaN for a text the model skipped."""
+        """The rows of `texts` in order: `hits` (positions in `unique`, and their entries
+        from the caches) and the `fresh` blocks of the batches scored now, each a slice
+        of the texts sent (`work`: those texts and their positions in `unique`, None when
+        they are `unique` in order), placed by index; NaN for a text the model skipped.
+
+        No dictionary of every text: a block finds its place by its offset in the texts
+        sent (a text's identity checked at the expected offset), and a dictionary of
+        `unique` is built only when `texts` repeats some."""
         if self._kind is not None:
             width = 1 if self._kind == "score" else self._k
         elif not texts:
@@ -492,24 +549,37 @@ class ModelAdapter:
             raise NothingJudgedError(f"{reason}; pass labels=(...) to as_model, and texts "
                                      "the model scores", reason=reason)
         assert width is not None
+        hit_at, entries = hits
+        keys, at = work
+        if len(fresh) == 1 and not hit_at and at is None and len(unique) == len(texts):
+            return np.array(fresh[0][1])  # one batch answered every text, in order
         out = np.full((len(unique), width), np.nan)
-        if (len(fresh) == 1 and not hits and len(fresh[0][0]) == len(unique)
-                and len(unique) == len(texts)):
-            out[:] = fresh[0][1]  # one batch answered every text, in order
-        else:
-            where = dict(zip(unique, range(len(unique)), strict=True))
+        if hit_at:
             blocks: dict[int, tuple[FloatArray, list[int], list[int]]] = {}
-            for position, (_, block, index) in zip(map(where.__getitem__, hits),
-                                                    hits.values(), strict=True):
+            for position, (_, block, index) in zip(hit_at, entries, strict=True):
                 group = blocks.setdefault(id(block), (block, [], []))
                 group[1].append(position)
                 group[2].append(index)
             for block, positions, indices in blocks.values():  # one copy per cached block
                 out[positions] = block[indices]
-            for batch, block in fresh:
-                out[list(map(where.__getitem__, batch))] = block
-            if len(unique) != len(texts):
-                return out[list(map(where.__getitem__, texts))]
+        places = None if at is None else np.asarray(at, dtype=np.intp)
+        offset = 0
+        first: dict[int, int] | None = None  # id of a text sent -> its offset, if needed
+        for batch, block in fresh:
+            if not (offset < len(keys) and keys[offset] is batch[0]):  # scored out of order
+                if first is None:
+                    first = dict(zip(map(id, keys), range(len(keys)), strict=True))
+                offset = first[id(batch[0])]
+            end = offset + len(batch)
+            if places is None:
+                out[offset:end] = block
+            else:
+                out[places[offset:end]] = block
+            offset = end
+        if len(unique) != len(texts):
+            where = dict(zip(unique, range(len(unique)), strict=True))
+            return out[np.fromiter(map(where.__getitem__, texts), dtype=np.intp,
+                                   count=len(texts))]
         return out
 
     def _fits(self, kind: Kind, row: FloatArray) -> bool:

@@ -18,7 +18,7 @@ class CallableModel(ModelAdapter):
     """A plain callable `list[str] -> probabilities | scores | labels | logits`, read as
     `output` says (see `as_model`)."""
 
-    _batching: Batching = "adaptive"  # its cost is unknown: measure it (models.batching)
+    _batching: Batching = "sized"  # cost unknown: batches sized by the texts (models.batching)
 
     def __init__(
         self, fn: Callable[[list[str]], Any], *, output: Output = "auto", **common: Any

@@ -38,6 +38,8 @@ class TorchModel(ModelAdapter):
     is `ids != padding_idx` (all ones when the layer has no `padding_idx`).
     """
 
+    _sort_by_length = True  # a batch pads to its longest text (ModelAdapter._sort_by_length)
+
     def __init__(
         self,
         module: Any,
