@@ -44,7 +44,6 @@ from ..checks import (
     check_threshold,
 )
 from ..defaults import run_settings, session_cache
-from .distinct import DistinctCount
 from .cache import (
     DiskCache,
     Entry,
@@ -55,6 +54,7 @@ from .cache import (
     open_disk_cache,
     stable_config,
 )
+from .distinct import DistinctCount
 from .outputs import as_array, numeric, short, show_row, sigmoid, softmax
 from .thresholds import unit_threshold
 
