@@ -6,7 +6,8 @@ between are allowed), invisible on the rendered page:
     <!-- snippet: file=test_quickstart.py exit=1 expect="ScoreSens" -->
 
 Keys: ``file=NAME`` writes the block under that name in the page's folder and runs
-nothing (the page's next blocks run or import it: a test file, a ``conftest.py``); a
+nothing (the page's next blocks run or import it: a test file, a ``conftest.py``;
+``mode=append`` adds the block to that file instead); a
 Python block without it runs, under pytest when it defines tests; ``exit=N`` is
 the exit status the block must end with (default 0); ``expect=TEXT`` (repeatable) must
 appear in its output; ``skip=REASON`` does not run it, and the suite shows the reason.

@@ -69,7 +69,11 @@ def _run(block: Block, index: int, folder: Path, cwd: Path) -> None:
     if block.lang == "python":
         path = folder / _file_name(block, index)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(block.code, encoding="utf-8")
+        if block.opt("mode") == "append":
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write("\n\n" + block.code)
+        else:
+            path.write_text(block.code, encoding="utf-8")
         if block.opt("file"):
             return  # written only: a file the page's next blocks run or import
         if re.search(r"^def test_", block.code, re.M):
