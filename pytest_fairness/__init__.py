@@ -118,7 +118,7 @@ if TYPE_CHECKING:
     from .settings import Settings
     from .types import Anchor, Case, ModelStats, Perturbation, Span, TextModel
 
-__version__ = "0.1.0"
+from .version import __version__
 
 #: Public name -> the module (relative to this package) that defines it.
 _EXPORTS: dict[str, str] = {

@@ -757,7 +757,7 @@ def render_html(summary: Summary, *, created: str | None = None, figures: bool =
     `created` is shown in the header (default: now); `figures=False` leaves figures out.
     """
     created = created or now()
-    from .. import __version__
+    from ..version import __version__
 
     tests = _tests_failing_first(summary)
     page = _Page(figs=_Figures(figures),

@@ -111,7 +111,7 @@ def to_json_doc(
     per-test keys have a fixed order.
     """
     if version is None:
-        from .. import __version__
+        from ..version import __version__
 
         version = __version__
     return {
