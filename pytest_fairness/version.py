@@ -1,6 +1,7 @@
-"""The package's version, in one place: the facade re-exports it as
-`pytest_fairness.__version__`, and the report formats stamp it on what they write (so
-`report/` needs no import of the facade above it)."""
+"""The package's version, defined once: the package metadata reads it (``pyproject.toml``,
+``[tool.setuptools.dynamic]``), the facade re-exports it as `pytest_fairness.__version__`,
+and the report formats stamp it on what they write (so `report/` needs no import of the
+facade above it)."""
 
 from __future__ import annotations
 
