@@ -34,6 +34,18 @@ CorpusSource: TypeAlias = str | os.PathLike[str] | Iterable[str] | Callable[[], 
 FILE_SUFFIXES: tuple[str, ...] = (".txt", ".csv", ".jsonl")
 
 
+
+def language_code(lang: object) -> str:
+    """`lang` as a language code: its primary subtag, lower-cased ("fr-FR", "fr_CA" and
+    " FR " give "fr"). Anything but a code of 2-8 ASCII letters raises `ConfigurationError`."""
+    text = lang.strip().lower().replace("_", "-").split("-")[0] if isinstance(lang, str) else ""
+    if not (2 <= len(text) <= 8 and text.isascii() and text.isalpha()):
+        raise ConfigurationError(
+            f"lang must be a language code such as 'en' or 'fr', got "
+            f"{type(lang).__name__} {lang!r:.40}")
+    return text
+
+
 class Corpus:
     """A re-iterable, streamed collection of texts.
 
@@ -74,10 +86,10 @@ class Corpus:
         errors: str = "strict",
         lang: str = "en",
     ) -> None:
-        from ..perturb.languages import get_language
-
-        self.lang: str = get_language(lang).code
-        """The language of the texts (a registered code: "en", "fr", ...)."""
+        self.lang: str = language_code(lang)
+        """The language of the texts, as a code ("en", "fr"; "fr-FR" is kept as "fr"). The
+        perturbations resolve it in the language registry (`perturb.languages`), which sits
+        above the corpus: an unregistered code is refused there, naming the registered ones."""
         if not isinstance(column, str) or not column:
             raise ConfigurationError(
                 f"column must be the name of a column (a non-empty str), got {column!r:.60}"

@@ -294,10 +294,13 @@ def test_a_corpus_carries_its_language() -> None:
     corpus = pf.Corpus(FRENCH_CORPUS, lang="fr-FR")
     assert corpus.lang == "fr"
     assert pf.Corpus(FRENCH_CORPUS).lang == "en"
+    # an unregistered code is refused where the language is used: the registry sits in
+    # perturb/, above the corpus
     with pytest.raises(ConfigurationError, match="no language called 'xx'"):
-        pf.Corpus(FRENCH_CORPUS, lang="xx")
-    with pytest.raises(ConfigurationError, match="lang must be a language code"):
-        pf.Corpus(FRENCH_CORPUS, lang=None)  # type: ignore[arg-type]
+        pf.strategies.gender_counterfactuals(pf.Corpus(FRENCH_CORPUS, lang="xx"))
+    for bad in (None, "", "f", "français", "1x"):
+        with pytest.raises(ConfigurationError, match="lang must be a language code"):
+            pf.Corpus(FRENCH_CORPUS, lang=bad)  # type: ignore[arg-type]
 
 
 @settings(max_examples=5, deadline=None, database=None)
