@@ -1,5 +1,6 @@
 """One parameter list for two doors: a factory function that takes exactly what a class's
-constructor takes (``openai_generator`` and ``OpenAIGenerator``) declares no parameter of its
+constructor takes (``openai_generator`` and ``OpenAIGenerator``, ``local_server`` and
+``LocalServer``) declares no parameter of its
 own, so the two can never drift apart."""
 
 from __future__ import annotations

@@ -58,6 +58,7 @@ from ...errors import ConfigurationError, ModelCallError
 from ...runtime.optional import require
 from ...runtime.printable import printable
 from ...runtime.secrets import Environment, looks_secret, scrub, secret_values
+from ...runtime.signatures import same_parameters
 from ...validation import check_number, check_text
 from .endpoint import check_base_url, check_name, wait_until_ready
 
@@ -541,22 +542,8 @@ def _check_port(port: object) -> int:
     return port
 
 
-def local_server(
-    command: Sequence[str],
-    *,
-    name: str,
-    log_path: str | os.PathLike[str],
-    model: str | None = None,
-    api_key_env: str | None = None,
-    host: str = "127.0.0.1",
-    port: int | None = None,
-    api_path: str = "/v1",
-    start_timeout: float = 120.0,
-    stop_timeout: float = STOP_TIMEOUT,
-    env: Mapping[str, str] | None = None,
-    cwd: str | os.PathLike[str] | None = None,
-    secret_env: Sequence[str] = (),
-) -> LocalServer:
+@same_parameters(LocalServer)
+def local_server(*args: Any, **kwargs: Any) -> LocalServer:
     """A `LocalServer` running `command` (its ``{host}`` and ``{port}`` filled in) when
     first needed, on a free port of 127.0.0.1 unless `port` is given.
 
@@ -586,8 +573,6 @@ def local_server(
             with server:
                 yield pf.openai_generator(server, temperature=0.7)
     """
-    env = _hidden(env)  # a traceback of this frame shows no value of it
-    return LocalServer(command, name=name, log_path=log_path, model=model,
-                       api_key_env=api_key_env, host=host,
-                       port=port, api_path=api_path, start_timeout=start_timeout,
-                       stop_timeout=stop_timeout, env=env, cwd=cwd, secret_env=secret_env)
+    if "env" in kwargs:  # a traceback of this frame shows no value of it
+        kwargs["env"] = _hidden(kwargs["env"])
+    return LocalServer(*args, **kwargs)
