@@ -36,7 +36,7 @@ import sqlite3
 import threading
 import warnings
 import zlib
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -344,18 +344,9 @@ class DiskCache:
             self._pending = []
             if db is None or not pending:
                 return
-            try:
-                db.execute("BEGIN IMMEDIATE")
-                try:
-                    db.executemany("INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?, ?, ?)", pending)
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
-                db.execute("COMMIT")
-            except sqlite3.Error as exc:
-                self._fail(exc, "write")
-                return
-            self._counts["writes"] += len(pending)
+            if self._transaction(db, lambda db: db.executemany(
+                    "INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?, ?, ?)", pending), "write"):
+                self._counts["writes"] += len(pending)
 
     @property
     def closed(self) -> bool:
@@ -382,7 +373,25 @@ class DiskCache:
 
     # ----------------------------------------------------------------- failure
 
-    def _fail(self, exc: BaseException, during: str) -> None:
+    def _transaction(self, db: sqlite3.Connection, work: Callable[[sqlite3.Connection], object],
+                     during: str) -> bool:
+        """Run `work(db)` in one immediate transaction: committed, or rolled back and
+        re-raised on any error; an SQLite error turns the store off (`_fail`, naming
+        `during`) and gives False."""
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                work(db)
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._fail(exc, during, stacklevel=5)
+            return False
+        return True
+
+    def _fail(self, exc: BaseException, during: str, *, stacklevel: int = 4) -> None:
         """Turn the store off with a warning; the adapter continues from memory."""
         self.broken = f"{type(exc).__name__}: {exc}"
         db, self._db, self._pending = self._db, None, []
@@ -394,7 +403,7 @@ class DiskCache:
             f"{self.items} are kept in memory for this run only. Delete the file (or point "
             "--fairness-cache-dir elsewhere) to start a fresh cache.",
             CacheWarning,
-            stacklevel=4,
+            stacklevel=stacklevel,
         )
 
 

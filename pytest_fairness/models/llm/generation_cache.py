@@ -225,16 +225,8 @@ class AnswerStore(DiskCache):
                 result.claimed = keys if limit is None else keys[:limit]
                 result.rest = [] if limit is None else keys[limit:]
                 return result
-            try:
-                db.execute("BEGIN IMMEDIATE")
-                try:
-                    self._claim(db, keys, limit, now + lease, now, force, result)
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
-                db.execute("COMMIT")
-            except sqlite3.Error as exc:
-                self._fail(exc, "claim")
+            if not self._transaction(db, lambda db: self._claim(
+                    db, keys, limit, now + lease, now, force, result), "claim"):
                 done = set(result.found)
                 todo = [k for k in keys if k not in done]
                 cut = len(todo) if limit is None else limit
@@ -291,20 +283,16 @@ class AnswerStore(DiskCache):
             db = self._db
             if db is None:
                 return
-            try:
-                db.execute("BEGIN IMMEDIATE")
-                try:
-                    db.executemany("INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?, ?, ?)", rows)
-                    db.executemany("DELETE FROM claims WHERE config = ? AND text = ? AND "
-                                   "owner = ?", [(r[0], r[1], self.owner) for r in rows])
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
-                db.execute("COMMIT")
-            except sqlite3.Error as exc:
-                self._fail(exc, "write")
-                return
-            self._counts["writes"] += len(rows)
+            if self._transaction(db, self._write_rows(rows), "write"):
+                self._counts["writes"] += len(rows)
+
+    def _write_rows(self, rows: list[tuple[Any, ...]]) -> Callable[[sqlite3.Connection], None]:
+        """The writes of `put_answers`: the rows, and this owner's claims of them dropped."""
+        def write(db: sqlite3.Connection) -> None:
+            db.executemany("INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?, ?, ?)", rows)
+            db.executemany("DELETE FROM claims WHERE config = ? AND text = ? AND owner = ?",
+                           [(r[0], r[1], self.owner) for r in rows])
+        return write
 
     def release(self, keys: Iterable[Key] | None = None) -> None:
         """Drop this owner's claims of `keys` (all of them when None), so other processes
