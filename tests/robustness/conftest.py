@@ -1,4 +1,4 @@
-"""The bad-input tests' fixture; the time-limit helpers live in `_bounded`."""
+"""The bad-input tests' fixture; the time-limit helpers live in `tests/_bounded.py`."""
 
 from __future__ import annotations
 

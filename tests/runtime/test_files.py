@@ -4,13 +4,10 @@ waiting; `text_encoding` takes text encodings only; paths print escaped."""
 from __future__ import annotations
 
 import os
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
+from _bounded import time_limit
 
 from pytest_fairness.errors import ConfigurationError
 from pytest_fairness.runtime.files import (
@@ -26,18 +23,6 @@ class Refused(ConfigurationError):
     """A caller's own error class, passed as ``error=``."""
 
 
-@contextmanager
-def within(seconds: float) -> Iterator[None]:
-    def alarm(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"still waiting after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def test_a_regular_file_opens_in_blocking_mode_and_reads_whole(tmp_path: Path) -> None:
@@ -72,18 +57,18 @@ def test_a_dangling_link_says_where_it_points(tmp_path: Path) -> None:
 def test_a_fifo_is_refused_at_once_with_no_writer(tmp_path: Path) -> None:
     fifo = tmp_path / "data.csv"
     os.mkfifo(fifo)
-    with within(5), pytest.raises(ConfigurationError, match=r"named pipe \(FIFO\)") as info:
+    with time_limit(5), pytest.raises(ConfigurationError, match=r"named pipe \(FIFO\)") as info:
         open_text(fifo, "data file", encoding="utf-8")
     assert "does not exist" not in str(info.value)
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero here")
 def test_a_device_and_a_link_to_it_are_refused(tmp_path: Path) -> None:
-    with within(5), pytest.raises(ConfigurationError, match="character device"):
+    with time_limit(5), pytest.raises(ConfigurationError, match="character device"):
         open_binary("/dev/zero", "data file")
     link = tmp_path / "zero.jsonl"
     link.symlink_to("/dev/zero")
-    with within(5), pytest.raises(ConfigurationError,
+    with time_limit(5), pytest.raises(ConfigurationError,
                                   match=r"symbolic link to '/dev/zero'.*character device"):
         regular_file(link, "data file")
 

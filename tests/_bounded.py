@@ -1,6 +1,6 @@
 """Time limits for the bad-input tests: every call runs under one, so a hang is a failure
-with a message, never a stuck CI job. A plain module (the test directories are no
-packages), imported by the tests and by this folder's conftest."""
+with a message, never a stuck CI job. A plain module at the top of tests/ (the test directories
+are no packages), imported by any test that bounds a call and by robustness/conftest.py."""
 
 from __future__ import annotations
 
