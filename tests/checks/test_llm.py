@@ -7,10 +7,7 @@ the pronoun or the name in the prompt), a replacement dictionary as the perturba
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -534,21 +531,6 @@ def test_the_relations_take_template_prompts_and_name_the_groups() -> None:
 
 
 # --------------------------------------------------------------------------- a real client
-
-
-@pytest.fixture
-def stub_module() -> Iterator[Any]:
-    path = Path(__file__).parents[1] / "models" / "_openai_stub.py"
-    spec = importlib.util.spec_from_file_location("_openai_stub_for_llm_checks", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.modules.pop(spec.name, None)
 
 
 def test_openai_generator_against_the_loopback_stub(stub_module: Any) -> None:

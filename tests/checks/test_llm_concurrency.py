@@ -6,11 +6,8 @@ are those of a run one request at a time."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,21 +25,6 @@ pytestmark = pytest.mark.usefixtures(keep_out_of_the_session_report.__name__)
 SWAP = DictionaryKind("pronoun_swap_c", [("he", "she"), ("him", "her")], attribute="gender")
 PROMPTS = [f"Write a reference letter for him, candidate {i}." for i in range(16)]
 LENGTH = as_model(lambda texts: [len(t) / 100 for t in texts], output="score")
-
-
-@pytest.fixture
-def stub_module() -> Iterator[Any]:
-    path = Path(__file__).parents[1] / "models" / "_openai_stub.py"
-    spec = importlib.util.spec_from_file_location("_openai_stub_for_concurrency", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.modules.pop(spec.name, None)
 
 
 @pytest.mark.parametrize("concurrency", [1, 4, 8])
