@@ -100,3 +100,10 @@ class ReportFileError(ConfigurationError):
     def __init__(self, message: str, *, where: str = "") -> None:
         super().__init__(message)
         self.where = where
+
+
+class SpanError(ConfigurationError):
+    """A labelled span (an entity, an answer) is malformed: outside its text, empty or
+    reversed, not integer offsets, a label outside the declared set, or text given where
+    spans were expected; or a perturbation's changed spans do not describe its texts, so
+    spans cannot follow it. The message names the span, the problem and the fix."""
