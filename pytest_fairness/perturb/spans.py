@@ -33,8 +33,8 @@ from ..resources.text import splits_cluster
 from ..runtime.printable import printable
 from ..types import Perturbation
 
-__all__ = ["EntitySpan", "Span", "changes_of", "map_span", "map_spans", "snap_to_clusters",
-           "validate_spans"]
+__all__ = ["EntitySpan", "Span", "changes_of", "map_span", "map_spans", "mark_spans",
+           "snap_to_clusters", "validate_spans"]
 
 
 @dataclass(frozen=True)
@@ -265,3 +265,22 @@ def _map(span: Span, changes: tuple[_Change, ...], perturbed: str) -> Span | Non
     if start >= end:
         return None
     return snap_to_clusters(perturbed, Span(start, end, span.label))
+
+
+def mark_spans(text: str, spans: Iterable[Span]) -> str:
+    """`text` with each span written ``[characters]LABEL`` (``[Maria]PERSON went to
+    [Paris]GPE``), every piece `printable`; a span overlapping one before it (nested
+    entities) is marked after it as `` +[characters]LABEL``, so none is lost."""
+    out: list[str] = []
+    later: list[Span] = []
+    cursor = 0
+    for span in sorted(spans, key=lambda s: (s.start, -s.end, s.label)):
+        if span.start < cursor or span.end > len(text) or span.start >= span.end:
+            later.append(span)
+            continue
+        out += [printable(text[cursor : span.start]), "[",
+                printable(text[span.start : span.end]), "]", printable(span.label)]
+        cursor = span.end
+    out.append(printable(text[cursor:]))
+    out += [f" +[{printable(s.text(text))}]{printable(s.label)}" for s in later]
+    return "".join(out)
