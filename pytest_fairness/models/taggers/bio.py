@@ -59,14 +59,14 @@ def bio_spans(
     run: tuple[int, int, str] | None = None  # start, end, label of the open entity
     last_end = 0
     for i, (start, end, tag) in enumerate(tokens):
+        if start == end:
+            continue  # special tokens ([CLS], <s>) have no characters
         if start < last_end or end < start:
             raise TaggerOutputError(
                 f"token {i} at {start}:{end}{where} overlaps the token before it (ends at "
                 f"{last_end}) or is reversed: overlapping BIO runs cannot be read as "
                 "spans. Pass one tag per token, tokens in text order"
             )
-        if start == end:
-            continue  # special tokens ([CLS], <s>) have no characters
         last_end = end
         head, label = split_tag(tag)
         if head == "I" and run is not None and run[2] == label:
