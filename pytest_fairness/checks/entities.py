@@ -27,7 +27,7 @@ from ..errors import ConfigurationError
 from ..metrics.entities import EntityRecall, entity_differences, entity_recall, found_as
 from ..models.taggers import Tagger, as_tagger
 from ..perturb.coerce import coerce_cases
-from ..perturb.spans import Span, map_spans, mark_spans
+from ..perturb.spans import Span, exact_changes, map_spans, mark_spans
 from ..resources.entity_templates import NameSentence, entity_frames, fill_frames
 from ..results import BarChart, Measurement, Section, Table, Violation
 from ..runtime.printable import printable
@@ -177,7 +177,7 @@ def _resolve_pairs(model: object, original: object, perturbed: object, caller: s
                    ) -> _InvarianceInputs:
     tagger = as_tagger(model, caller=caller)
     cases = coerce_cases(original, perturbed)
-    flat = tuple(p for case in cases for p in case.perturbations)
+    flat = tuple(exact_changes(p) for case in cases for p in case.perturbations)
     if not flat:
         raise ConfigurationError(
             f"{caller} needs at least one (original, perturbed) pair; pass two texts, a "

@@ -26,15 +26,16 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import SpanError
 from ..resources.text import splits_cluster
 from ..runtime.printable import printable
 from ..types import Perturbation
+from ..types import Span as TypesSpan
 
-__all__ = ["EntitySpan", "Span", "changes_of", "map_span", "map_spans", "mark_spans",
-           "snap_to_clusters", "validate_spans"]
+__all__ = ["EntitySpan", "Span", "changes_of", "exact_changes", "map_span", "map_spans",
+           "mark_spans", "snap_to_clusters", "validate_spans"]
 
 
 @dataclass(frozen=True)
@@ -239,6 +240,33 @@ def _map_end(end: int, changes: tuple[_Change, ...]) -> int:
             return c.new_end  # inside a change: the union takes the whole replacement
         offset = c.new_end - c.end
     return end + offset
+
+
+def exact_changes(perturbation: Perturbation) -> Perturbation:
+    """`perturbation` when its changed spans describe its texts (`changes_of`), else the
+    same pair with one change: from the first character that differs to the last (the
+    common prefix and suffix kept), widened to whole grapheme clusters. For pairs whose
+    changed spans came from a word diff that left differing spaces outside them."""
+    try:
+        _changes(perturbation)
+        return perturbation
+    except SpanError:
+        pass
+    a, b = perturbation.original, perturbation.perturbed
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    while head > 0 and (splits_cluster(a, head) or splits_cluster(b, head)):
+        head -= 1
+    while tail > 0 and (splits_cluster(a, len(a) - tail) or splits_cluster(b, len(b) - tail)):
+        tail -= 1
+    old = TypesSpan(head, len(a) - tail, a[head : len(a) - tail])
+    new = TypesSpan(head, len(b) - tail, b[head : len(b) - tail])
+    return replace(perturbation, original_spans=(old,), perturbed_spans=(new,),
+                   from_words=(old.text,), to_words=(new.text,))
 
 
 def map_span(span: Span, perturbation: Perturbation) -> Span | None:

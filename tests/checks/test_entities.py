@@ -9,13 +9,17 @@ from typing import Any
 
 import pytest
 from _capture import capture, keep_out_of_the_session_report
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pytest_fairness as pf
+from pytest_fairness import strategies as fst
 from pytest_fairness.checks.entities import entity_pairs
 from pytest_fairness.perturb._edit import Edit, apply_edits
 from pytest_fairness.perturb.spans import Span
 from pytest_fairness.resources import nlp as spacy_resources
 from pytest_fairness.resources.entity_templates import entity_frames, fill_frames
+from pytest_fairness.types import Perturbation
 
 pytestmark = pytest.mark.usefixtures(keep_out_of_the_session_report.__name__)
 
@@ -231,3 +235,60 @@ def test_french_pipeline_finds_persons_as_per() -> None:
     assert renamed.label == "PERSON"
     assert renamed.found == measured.found
     pf.assert_entity_invariant(nlp, "Hier, Marie a visité Paris.", "Hier, Julien a visité Paris.")
+
+
+# --------------------------------------------------------------------------- the strategy
+
+SWAP_NAMES = {"a": ["Emily", "Maria"], "b": ["Lakisha", "Walsh"]}
+
+
+@settings(max_examples=40, deadline=None)
+@given(p=fst.entity_name_swaps(SWAP_NAMES, templates=FRAMES))
+def test_name_swaps_of_a_fair_rule_tagger_keep_the_entities(p: Perturbation) -> None:
+    assert p.from_group != p.to_group
+    assert p.from_words[0] in SWAP_NAMES[str(p.from_group)]
+    assert p.to_words[0] in SWAP_NAMES[str(p.to_group)]
+    pf.assert_entity_invariant(known_names, p)
+
+
+def test_the_strategy_finds_the_name_a_tagger_misses() -> None:
+    from hypothesis import find
+
+    names = {"a": ["Emily"], "b": ["Lakisha", "Jermaine"]}
+    found = find(fst.entity_name_swaps(names, templates=FRAMES),
+                 lambda p: entity_pairs(known_names, p)[0].differs)
+    assert found.to_words == ("Jermaine",) or found.from_words == ("Jermaine",)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "fragment"),
+    [
+        ({"names": {"a": ["Emily"]}}, "two groups or more"),
+        ({"names": {"a": ["Emily"], "b": "Maria"}}, "wrap a single name"),
+        ({"names": SWAP_NAMES, "templates": ["no slot"]}, "exactly one"),
+        ({"names": SWAP_NAMES, "lang": "xx"}, "no entity frames"),
+        ({"names": SWAP_NAMES, "lang": 3}, "language code"),
+    ],
+)
+def test_bad_strategy_arguments_are_named_when_built(kwargs: dict[str, Any],
+                                                     fragment: str) -> None:
+    with pytest.raises(pf.ConfigurationError, match=fragment):
+        fst.entity_name_swaps(**kwargs)
+
+
+@settings(max_examples=60, deadline=None)
+@given(original=st.text(max_size=40), name=st.text(min_size=1, max_size=8))
+def test_arbitrary_unicode_through_the_invariance_relation(original: str, name: str) -> None:
+    """Any text, any replacement: the relation passes, fails, judges nothing or names the
+    input problem, and never leaks a control character."""
+    text = f"{original} Emily {original}"
+    perturbed = text.replace("Emily", name, 1)
+    message = ""
+    try:
+        pf.assert_entity_invariant(known_names, text, perturbed)
+    except (pf.FairnessViolation, pf.NothingJudgedError) as exc:
+        message = str(exc)
+    except pf.ConfigurationError as exc:  # only a pair that changes nothing is refused
+        message = str(exc)
+        assert text == perturbed, message
+    assert "\x1b" not in message

@@ -16,6 +16,7 @@ from pytest_fairness.perturb.coerce import perturbation_from_texts
 from pytest_fairness.perturb.spans import (
     Span,
     changes_of,
+    exact_changes,
     map_span,
     map_spans,
     snap_to_clusters,
@@ -196,6 +197,20 @@ def test_perturbations_whose_spans_do_not_describe_them_are_named(
 ) -> None:
     with pytest.raises(SpanError, match=fragment):
         map_span(Span(0, 2, "X"), perturbation)
+
+
+def test_exact_changes_mends_a_word_diff_that_left_spaces_out() -> None:
+    p = perturbation_from_texts("Emily  went to Rome", "Jo went to Rome")
+    with pytest.raises(SpanError, match="differs"):
+        changes_of(p)
+    mended = exact_changes(p)
+    assert changes_of(mended) == ((0, 6, 0, 2),)  # "Emily " -> "Jo"
+    assert marked(map_span(Span(15, 19, "GPE"), mended), mended.perturbed) == "[Rome]GPE"
+    good = swap(TEXT, "Maria", "Jo")
+    assert exact_changes(good) is good
+    # the one change never starts or ends inside a grapheme cluster
+    q = Perturbation("Jose\u0301 left", "Josa\u0301 left", (), (), "custom", "x")
+    assert changes_of(exact_changes(q)) == ((3, 5, 3, 5),)
 
 
 def test_map_span_checks_the_span_against_the_original() -> None:
