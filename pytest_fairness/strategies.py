@@ -1039,7 +1039,7 @@ class _Swaps:
 @st.composite
 @_named("entity_name_swaps")
 def _draw_entity_swap(draw: st.DrawFn, pool: _Pool[_Swaps]) -> Perturbation:
-    from .perturb._edit import Edit, apply_edits
+    from .perturb.spans import replace_span
     from .resources.entity_templates import SLOT
 
     plan = pool.get()
@@ -1049,8 +1049,8 @@ def _draw_entity_swap(draw: st.DrawFn, pool: _Pool[_Swaps]) -> Perturbation:
     to_group, to_name = others[_index(draw, others)]
     start = frame.index(SLOT)
     text = frame.replace(SLOT, name)
-    return apply_edits(text, [Edit(start, start + len(name), to_name)], kind="name",
-                       attribute="name", from_group=group, to_group=to_group)
+    return replace_span(text, start, start + len(name), to_name, from_group=group,
+                        to_group=to_group)
 
 
 def entity_name_swaps(

@@ -35,7 +35,7 @@ from ..types import Perturbation
 from ..types import Span as TypesSpan
 
 __all__ = ["EntitySpan", "Span", "changes_of", "exact_changes", "map_span", "map_spans",
-           "mark_spans", "snap_to_clusters", "validate_spans"]
+           "mark_spans", "replace_span", "snap_to_clusters", "validate_spans"]
 
 
 @dataclass(frozen=True)
@@ -312,3 +312,15 @@ def mark_spans(text: str, spans: Iterable[Span]) -> str:
     out.append(printable(text[cursor:]))
     out += [f" +[{printable(s.text(text))}]{printable(s.label)}" for s in later]
     return "".join(out)
+
+
+def replace_span(
+    text: str, start: int, end: int, new: str, *, kind: str = "name",
+    attribute: str = "name", from_group: str | None = None, to_group: str | None = None,
+) -> Perturbation:
+    """The `Perturbation` that replaces ``text[start:end]`` with `new` (one change, exact
+    spans in both texts): a name swapped in a sentence frame, say."""
+    from ._edit import Edit, apply_edits
+
+    return apply_edits(text, [Edit(start, end, new)], kind=kind, attribute=attribute,
+                       from_group=from_group, to_group=to_group)
