@@ -368,7 +368,7 @@ class EntityRecallRelation(Relation[_RecallInputs, EntityRecallMeasure]):
             discrimination=r.gap.estimate,
             violations=violations,
             n_inputs=len(m.sentences),
-            n_violations=sum(not f for f in m.found),
+            n_violations=len(pairs),
             sections=sections,
             notes=([f"worst group {r.worst!r}: {r.groups[r.worst].found} of "
                     f"{r.groups[r.worst].n} found; best {r.best!r}: {r.groups[r.best].found} "

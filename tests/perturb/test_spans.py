@@ -100,6 +100,32 @@ def test_a_span_is_widened_to_whole_grapheme_clusters() -> None:
     assert snap_to_clusters(text, Span(0, 5, "X")) == Span(0, 5, "X")
 
 
+_OFFSETS = st.one_of(st.integers(-3, 40), st.floats(allow_nan=True, allow_infinity=True),
+                     st.booleans(), st.text(max_size=2), st.none())
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=30),
+       items=st.lists(st.one_of(
+           st.tuples(_OFFSETS, _OFFSETS, st.one_of(st.text(max_size=6), st.integers())),
+           st.text(max_size=5), st.integers(), st.tuples(st.integers(0, 9))), max_size=4))
+def test_any_output_is_spans_or_a_span_error(text: str, items: list[object]) -> None:
+    """Arbitrary Unicode text and arbitrary items: valid spans come back inside the text,
+    on grapheme-cluster edges; anything else is a SpanError, never another exception."""
+    message = ""
+    spans: tuple[Span, ...] = ()
+    try:
+        spans = validate_spans(text, items, labels=None)
+    except SpanError as exc:
+        message = str(exc)
+    assert "\x1b" not in message
+    for span in spans:
+        assert 0 <= span.start < span.end <= len(text)
+        assert not splits_cluster(text, span.start)
+        assert not splits_cluster(text, span.end)
+        assert isinstance(span.label, str)
+
+
 # --- mapping, rule by rule ---------------------------------------------------------------
 
 
