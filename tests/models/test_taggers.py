@@ -113,6 +113,8 @@ def test_a_callable_tagger_is_validated_and_counted() -> None:
 def test_label_map_renames_before_the_labels_are_checked() -> None:
     tagger = as_tagger(lambda t: [(0, 4, "PER")], labels=["PERSON"], label_map={"PER": "PERSON"})
     assert tagger.tag("Anna went home") == (Span(0, 4, "PERSON"),)
+    lazy = as_tagger(lambda t: (s for s in [(0, 4, "PER")]), label_map={"PER": "PERSON"})
+    assert lazy.tag("Anna went home") == (Span(0, 4, "PERSON"),)
 
 
 @pytest.mark.parametrize(

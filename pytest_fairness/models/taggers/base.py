@@ -10,7 +10,7 @@ offsets outside the text raises `TaggerOutputError` naming the model and the tex
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ...errors import ConfigurationError, ModelCallError, SpanError, TaggerOutputError
@@ -110,9 +110,10 @@ class Tagger:
 
     def _checked(self, text: str, spans: object) -> tuple[Span, ...]:
         try:
-            if self.label_map and not isinstance(spans, (str, bytes)) \
-                    and isinstance(spans, Sequence):
-                spans = [_renamed(s, self.label_map) for s in spans]
+            if not isinstance(spans, (str, bytes)) and isinstance(spans, Iterable):
+                spans = list(spans)  # a generator is read once
+                if self.label_map:
+                    spans = [_renamed(s, self.label_map) for s in spans]
             return validate_spans(text, spans, self.labels)  # type: ignore[arg-type]
         except SpanError as exc:
             if isinstance(exc, TaggerOutputError):
