@@ -7,7 +7,7 @@
   outside the change the same, the changed name with the same label and extent.
 - `assert_entity_recall_parity`: names of each group put in the same sentence frames
   (Mishra, Kumar and Kiritchenko 2020, "Assessing Demographic Bias in Named Entity
-  Recognition", section 3) are found as `label` (PERSON) equally often: the recall per
+  Recognition") are found as `label` (PERSON) equally often: the recall per
   group (exact match), with Wilson intervals, and the gap (max - min) and ratio
   (min / max) of the recalls judged on their simultaneous score bounds, as the group
   relations judge theirs (`metrics.group_bounds`).
@@ -363,7 +363,7 @@ class EntityRecallRelation(Relation[_RecallInputs, EntityRecallMeasure]):
             measurements=measurements,
             statement=(f"names of every group must be found as {m.label} about equally often "
                        f"in the same sentence frames ({bounds}, judged on {judged}; Mishra, "
-                       "Kumar and Kiritchenko 2020, section 3)"),
+                       "Kumar and Kiritchenko 2020)"),
             measure_name="missed",
             discrimination=r.gap.estimate,
             violations=violations,
@@ -399,7 +399,7 @@ def assert_entity_recall_parity(
     show: int = DEFAULT_SHOWN,
 ) -> None:
     """Names of every group are found as `label` about equally often (Mishra, Kumar and
-    Kiritchenko 2020, section 3): every frame of `templates` (one ``{name}`` slot each;
+    Kiritchenko 2020): every frame of `templates` (one ``{name}`` slot each;
     default the package's own frames of `lang`, `resources.entity_templates`) is filled
     with every name of every group of `names` (``{group: [names]}``), and a name counts as
     found when the tagger returns a span of `label` exactly over it.

@@ -6,7 +6,7 @@
   perturbed text, the changed name with the same label and extent. `entity_differences`
   gives what was lost and what was gained.
 - **Recall per group.** Mishra, Kumar and Kiritchenko (2020), "Assessing Demographic Bias
-  in Named Entity Recognition", section 3: sentence templates filled with names of each
+  in Named Entity Recognition": sentence templates filled with names of each
   group, and the share of names the recogniser finds as a person, per group.
   `entity_recall` counts, per group, the names found (a span of the label exactly over
   the name's characters: exact-match recall, as in the CoNLL evaluation), with a Wilson

@@ -1,7 +1,7 @@
 """Sentence frames for named-entity bias: frames x names of each group.
 
 Mishra, Kumar and Kiritchenko (2020), "Assessing Demographic Bias in Named Entity
-Recognition", section 3, fill sentence templates with first names of each demographic
+Recognition", fill sentence templates with first names of each demographic
 group and measure how often a recogniser finds each name as a person. The frames here are
 the project's own sentences (``pytest_fairness/data/templates_entities.json``, read on
 first use): 34 English and 16 French frames, each with one ``{name}`` slot, the name at

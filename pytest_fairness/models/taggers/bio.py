@@ -1,16 +1,15 @@
 """BIO tags of tokens (or words) aggregated to labelled spans.
 
 A token classifier tags each token ``B-X`` (begins an entity of type X), ``I-X`` (inside
-the entity begun before it) or ``O`` (outside every entity): the BIO scheme of CoNLL-2003
-(Tjong Kim Sang and De Meulder, "Introduction to the CoNLL-2003 Shared Task", 2003, section
-2). A run ``B-X I-X ... I-X`` is one span of type X from the first token's start to the
-last one's end.
+the entity begun before it) or ``O`` (outside every entity): the BIO scheme (also called
+IOB2: every entity starts with a B- tag). A run ``B-X I-X ... I-X`` is one span of type X
+from the first token's start to the last one's end.
 
 Two readings of a run that does not follow the scheme (``I-X`` after ``O`` or after an
 entity of another type): "strict" refuses it (`TaggerOutputError`, naming the token),
-"lenient" starts a new entity there, the convention of the CoNLL evaluation script.
-Tokens out of order or overlapping, and tags that are not ``O``, ``B-X`` or ``I-X``, are
-refused in both. Pure: the standard library only.
+"lenient" starts a new entity there (as the CoNLL shared tasks' evaluation script reads
+such a tag). Tokens out of order or overlapping, and tags that are not ``O``, ``B-X`` or
+``I-X``, are refused in both. Pure: the standard library only.
 """
 
 from __future__ import annotations
