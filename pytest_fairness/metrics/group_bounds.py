@@ -85,7 +85,8 @@ _NORMAL = NormalDist()
 
 def wilson_interval(successes: Any, trials: Any, z: float) -> tuple[FloatArray, FloatArray]:
     """Wilson's score interval (Wilson 1927) of successes / trials at normal quantile `z`
-    (two-sided confidence 1 - 2 (1 - Phi(z))), elementwise; NaN where trials is 0."""
+    (two-sided confidence 1 - 2 (1 - Phi(z))), elementwise; NaN where trials is 0; the
+    lower end exactly 0 at 0 successes and the upper exactly 1 at all."""
     x = np.asarray(successes, dtype=np.float64)
     n = np.asarray(trials, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -94,8 +95,10 @@ def wilson_interval(successes: Any, trials: Any, z: float) -> tuple[FloatArray, 
         denom = 1.0 + z2 / n
         centre = (p + z2 / (2.0 * n)) / denom
         half = z * np.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denom
-    low = np.where(n > 0, np.clip(centre - half, 0.0, 1.0), np.nan)
-    high = np.where(n > 0, np.clip(centre + half, 0.0, 1.0), np.nan)
+    # The ends are exactly 0 at no successes and exactly 1 at all successes; the formula
+    # gives them only to rounding (2.8e-17 above a recall of 0 at 0 of 5).
+    low = np.where(n > 0, np.where(x == 0, 0.0, np.clip(centre - half, 0.0, 1.0)), np.nan)
+    high = np.where(n > 0, np.where(x == n, 1.0, np.clip(centre + half, 0.0, 1.0)), np.nan)
     return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
 
 

@@ -116,3 +116,14 @@ def test_bad_recall_inputs_are_named(found: list[bool], groups: list[str], fragm
         entity_recall(found, groups)
     with pytest.raises(ConfigurationError, match="confidence"):
         entity_recall([True, False], ["a", "b"], confidence=math.nan)
+
+
+def test_wilson_ends_are_exact_at_zero_and_all_successes() -> None:
+    """0 of n has a lower end of exactly 0 and n of n an upper end of exactly 1 (the
+    formula alone gives 2.8e-17 for 0 of 5, which put a recall of 0 below its interval)."""
+    from pytest_fairness.metrics.group_bounds import wilson_interval
+
+    for n in range(1, 60):
+        low, high = wilson_interval([0, n], [n, n], 1.96)
+        assert low[0] == 0.0 and high[1] == 1.0
+        assert 0.0 < high[0] < 1.0 and 0.0 < low[1] < 1.0
