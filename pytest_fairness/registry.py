@@ -47,6 +47,7 @@ ENTRY_POINT_GROUPS: dict[str, str] = {
     "generator family": "pytest_fairness.generators",
     "report format": "pytest_fairness.reports",
     "language": "pytest_fairness.languages",
+    "QA model family": "pytest_fairness.qa_models",
 }
 
 
