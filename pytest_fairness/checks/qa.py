@@ -460,8 +460,8 @@ def assert_answer_invariant(
     the new name where it answered with the old one, with a score gap of at most
     `max_score_gap` (mt-nlp, section 2, with the answer span as the output).
 
-    `model` is anything `as_qa_model` takes (a transformers question-answering pipeline
-    or (model, tokenizer) pair, `chat_qa(...)`, a callable ``fn(question, context)``).
+    `model` is anything `as_qa_model` takes (a transformers (model, tokenizer) pair of an
+    AutoModelForQuestionAnswering, `chat_qa(...)`, a callable ``fn(question, context)``).
     Call shapes: ``(model, question, context)`` with the counterfactual made by `swap`
     (default ``"gender_names"``; or a kind's name, a mapping ``{name: other name}``, a
     callable; see `qa_counterfactuals`); ``(model, question, context, perturbed=(q2,

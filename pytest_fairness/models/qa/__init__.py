@@ -1,6 +1,6 @@
 """Extractive question-answering models: one adapter (`as_qa_model`) whose answers are
-validated spans of the passage (`base`), the families it tries (`families`), transformers
-pipelines and (model, tokenizer) pairs (`hf`), and a chat model used as a QA model
+validated spans of the passage (`base`), the families it tries (`families`), (model,
+tokenizer) pairs of transformers QA models (`hf`), and a chat model used as a QA model
 (`chat`)."""
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ What a model may return for one (question, context), read by `read_answer`:
 
 - ``(start, end, score)``: the span's character offsets and its score;
 - ``(answer_text, score)``: the answer as text, located in the context by `find_answer`
-  (exact substring first, then case-insensitive, after trimming the text's surrounding
-  whitespace, quotes and a final full stop; the first occurrence wins); text that is not
-  in the passage is the named outcome `NOT_IN_PASSAGE`, never a silent pass;
+  (exact substring first, then case-insensitive; the text trimmed of surrounding
+  whitespace, quotes and a final full stop first, then as given; the first occurrence
+  wins); text that is not in the passage is the named outcome `NOT_IN_PASSAGE`, never a silent pass;
 - a `QAAnswer` or `NoAnswer`, or None (no answer).
 
 Anything else (a bare string, a dict, offsets that are not integers, a span outside the
@@ -115,13 +115,11 @@ def find_answer(answer: str, context: str) -> tuple[int, int] | None:
     """Where the answer text `answer` lies in `context`, as ``(start, end)``; None when it
     is not in the passage (see the module docstring for the matching rules)."""
     text = answer.strip()
-    candidates = [text]
     trimmed = text.strip(_QUOTES).strip()
     if trimmed.endswith(".") and not trimmed.endswith(".."):
         trimmed = trimmed[:-1].rstrip()
     trimmed = trimmed.strip(_QUOTES).strip()
-    if trimmed != text:
-        candidates.append(trimmed)
+    candidates = [trimmed, text] if trimmed != text else [text]
     for candidate in candidates:
         if candidate:
             at = context.find(candidate)

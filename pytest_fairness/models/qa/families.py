@@ -8,7 +8,6 @@ this order:
 
 - ``ready``: a `QAModel` already (`chat_qa(...)`, an earlier `as_qa_model(...)`): used as
   it is;
-- ``transformers-qa-pipeline``: a transformers ``question-answering`` pipeline;
 - ``transformers-qa-pair``: a ``(model, tokenizer)`` pair of an
   ``AutoModelForQuestionAnswering`` and its fast tokenizer;
 - ``callable``: a callable ``fn(question, context)`` returning ``(start, end, score)``,
@@ -32,7 +31,7 @@ from ..checks import check_score_range
 from ..classifiers.hf import is_transformers_model
 from ..family_registry import FamilyRegistry
 from .base import QAModel
-from .hf import PipelineQA, TransformersQA, is_qa_model, is_qa_pipeline
+from .hf import TransformersQA, is_qa_model
 
 __all__ = [
     "QA_FAMILIES",
@@ -107,19 +106,6 @@ class ReadyQAFamily(QAFamily):
         return cast(QAModel, obj)
 
 
-class PipelineQAFamily(QAFamily):
-    name = "transformers-qa-pipeline"
-    noun = "question-answering pipelines"
-    description = "a transformers question-answering pipeline;"
-
-    def detect(self, obj: object) -> bool:
-        return is_qa_pipeline(obj)
-
-    def build(self, obj: object, options: QAOptions) -> QAModel:
-        return PipelineQA(obj, name=options.name, score_range=options.score_range,
-                          config=("qa-pipeline",))
-
-
 class PairQAFamily(QAFamily):
     name = "transformers-qa-pair"
     noun = "(model, tokenizer) pairs of QA models"
@@ -158,7 +144,7 @@ class CallableQAFamily(QAFamily):
 
 #: The built-in families, in the order `as_qa_model` tries them.
 BUILTIN_QA_FAMILIES: tuple[QAFamily, ...] = (
-    ReadyQAFamily(), PipelineQAFamily(), PairQAFamily(), CallableQAFamily())
+    ReadyQAFamily(), PairQAFamily(), CallableQAFamily())
 
 QA_FAMILIES: FamilyRegistry[QAFamily] = FamilyRegistry(
     "QA model family",
@@ -197,9 +183,8 @@ def as_qa_model(obj: object, *, name: str | None = None,
                 batch_size: int = 16) -> QAModel:
     """`obj` as a `QAModel` whose answers are validated spans of the passage (see
     `pytest_fairness.models.qa.base`), through the first `QAFamily` that recognises it
-    (module docstring: a `QAModel`, a transformers question-answering pipeline, a
-    ``(model, tokenizer)`` pair of an ``AutoModelForQuestionAnswering``, or a callable
-    ``fn(question, context)``).
+    (module docstring: a `QAModel`, a ``(model, tokenizer)`` pair of an
+    ``AutoModelForQuestionAnswering``, or a callable ``fn(question, context)``).
 
     `score_range` declares the range of the model's scores (default [0, 1]; a score
     outside it is a `ModelOutputError`); `max_answer_tokens` and `batch_size` apply to

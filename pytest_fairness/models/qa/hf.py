@@ -1,7 +1,8 @@
-"""Extractive QA with transformers: a ``question-answering`` pipeline, or an
-``AutoModelForQuestionAnswering`` with its (fast) tokenizer.
+"""Extractive QA with transformers: an ``AutoModelForQuestionAnswering`` with its fast
+tokenizer, given as a ``(model, tokenizer)`` pair. (transformers 5 removed the
+``question-answering`` pipeline; the pair is what works with every version.)
 
-The (model, tokenizer) adapter encodes each pair as the model was trained (question
+The adapter encodes each pair as the model was trained (question
 first, the passage second, only the passage truncated to the model's maximum length),
 takes the start and end logits over the passage's tokens only, turns each into
 probabilities with a softmax over those tokens, and answers with the span of the highest
@@ -26,7 +27,7 @@ from ..classifiers.hf import _max_length
 from ..classifiers.torchnn import device_of, eval_mode
 from .base import QAModel
 
-__all__ = ["PipelineQA", "TransformersQA", "is_qa_model", "is_qa_pipeline"]
+__all__ = ["TransformersQA", "is_qa_model"]
 
 
 def is_qa_model(obj: object) -> bool:
@@ -34,25 +35,6 @@ def is_qa_model(obj: object) -> bool:
     name ends in ``ForQuestionAnswering``), without importing transformers."""
     return any(c.__module__.startswith("transformers")
                and c.__name__.endswith("ForQuestionAnswering") for c in type(obj).__mro__)
-
-
-def is_qa_pipeline(obj: object) -> bool:
-    """Whether `obj` is a transformers ``question-answering`` pipeline."""
-    return (any(c.__module__.startswith("transformers.pipelines") for c in type(obj).__mro__)
-            and getattr(obj, "task", None) == "question-answering")
-
-
-class PipelineQA(QAModel):
-    """A transformers ``question-answering`` pipeline: its best span (``start``, ``end``,
-    ``score``) for each pair, the model in eval mode while it runs."""
-
-    def _raw(self, pairs: list[tuple[str, str]]) -> Sequence[Any]:
-        pipe: Any = self._model
-        with eval_mode(pipe.model):
-            out = pipe(question=[q for q, _ in pairs], context=[c for _, c in pairs])
-        items = [out] if isinstance(out, dict) else list(out)
-        return [(item["start"], item["end"], item["score"]) if isinstance(item, dict)
-                else item for item in items]
 
 
 class TransformersQA(QAModel):
