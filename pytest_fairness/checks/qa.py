@@ -159,7 +159,7 @@ def _item(item: object, i: int) -> tuple[str, str]:
     return question, context
 
 
-def qa_counterfactuals(items: Iterable[tuple[str, str]], swap: object = DEFAULT_SWAP
+def qa_counterfactuals(items: Iterable[tuple[str, str] | QAPassage], swap: object = DEFAULT_SWAP
                        ) -> QACounterfactuals:
     """The counterfactual of each ``(question, passage)`` item (or `QAPassage`, e.g.
     `qa_passages()`), the same swap applied to

@@ -389,3 +389,21 @@ def test_chat_qa_checks_its_template_and_its_generator() -> None:
         pf.chat_qa(lambda p, n, s: "x").answer(QUESTION, CONTEXT)
     with pytest.raises(pf.ModelCallError, match="ZeroDivisionError"):
         pf.chat_qa(lambda p, n, s: [str(1 / 0)]).answer(QUESTION, CONTEXT)
+
+
+def test_chat_qa_keeps_answers_on_disk_and_closes_the_file(tmp_path: Any) -> None:
+    asked: list[str] = []
+
+    def generator(prompt: str, n: int, seed: int) -> list[str]:
+        asked.append(prompt)
+        return ["the city hospital"] * n
+
+    generator.fingerprint = "test-qa-generator v1"  # type: ignore[attr-defined]
+    first = pf.chat_qa(generator, cache_dir=tmp_path)
+    assert first.answer(QUESTION, CONTEXT).text == "the city hospital"  # type: ignore[union-attr]
+    first.close()
+    second = pf.chat_qa(generator, cache_dir=tmp_path)
+    assert second.answer(QUESTION, CONTEXT).text == "the city hospital"  # type: ignore[union-attr]
+    second.close()
+    assert len(asked) == 1  # the rerun was answered from the file
+    pf.as_qa_model(lambda q, c: None).close()  # the base adapter holds nothing

@@ -253,6 +253,10 @@ class QAModel:
         with self._lock:
             return QAStats(**self._counts)
 
+    def close(self) -> None:
+        """Release what the adapter holds open (a chat model's answer file); the base
+        adapter holds nothing."""
+
     def answer(self, question: str, context: str) -> QAOutcome:
         """The answer to `question` from the passage `context`."""
         return self.answer_many([(question, context)])[0]

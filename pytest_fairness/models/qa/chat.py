@@ -59,6 +59,12 @@ class ChatQA(QAModel):
         with self._lock:
             return dict(self._answers)
 
+    def close(self) -> None:
+        """Close the generator's answer file (with `cache_dir=`); nothing otherwise."""
+        close = getattr(self._model, "close", None)
+        if callable(close):
+            close()
+
     def prompt(self, question: str, context: str) -> str:
         """The prompt sent for one pair."""
         return (self._template.replace("{context}", check_text(context, "context"))
