@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 from _capture import capture, keep_out_of_the_session_report
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import pytest_fairness as pf
 from pytest_fairness import report as rp
@@ -282,3 +284,40 @@ def test_the_marked_answers_reach_the_text_json_and_html_reports() -> None:
     html = rp.render_html(summary, created="2024-01-01T00:00:00Z")
     assert "[[hospital]]" in html
     assert "[[James]]" in html
+
+
+# --------------------------------------------------------------------------- a property
+
+NAMES = ["Ann", "Zoë", "Łukasz", "Wei", "Mary-Kate", "O'Neil", "Nnamdi", "Åsa"]
+WORDS = st.text(alphabet=st.characters(categories=("Ll", "Lo", "Nd")), min_size=1,
+                max_size=8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.sampled_from(NAMES), other=st.sampled_from(NAMES),
+       before=st.lists(WORDS, max_size=4), after=st.lists(WORDS, min_size=1, max_size=5),
+       answer_name=st.booleans())
+def test_a_reader_blind_to_the_name_always_holds(name: str, other: str, before: list[str],
+                                                 after: list[str], answer_name: bool) -> None:
+    """For random passages and name swaps, a reader that answers by position relative to
+    the name (the name itself, or the words after it) is judged invariant: the expected
+    span is the name's replacement, or the same words shifted."""
+    assume(name != other)
+    assume(not {name, other} & {w.casefold() for w in before + after} and not any(
+        n.casefold() in (w.casefold() for w in before + after) for n in (name, other)))
+    passage = " ".join([*before, name, *after]) + "."
+    question = f"What about {name}?"
+
+    def reader(q: str, c: str) -> tuple[int, int, float]:
+        who = other if other in q else name
+        at = c.index(f" {who} ") + 1 if before else 0
+        if answer_name:
+            return at, at + len(who), 0.5
+        return at + len(who) + 1, len(c) - 1, 0.5
+
+    with capture() as state:
+        pf.assert_answer_invariant(reader, question, passage, swap={name: other})
+    result = _result(state)
+    assert result["passed"] is True
+    [row] = result["sections"][0]["rows"]
+    assert row[3] == (other if answer_name else " ".join(after))
