@@ -51,6 +51,11 @@ if TYPE_CHECKING:
         winobias_gap,
     )
     from .checks.answers_file import CollectedAnswers, answers_from_file
+    from .checks.entities import (
+        assert_entity_invariant,
+        assert_entity_recall_parity,
+        entity_recall_of,
+    )
     from .checks.flip_rate import assert_flip_rate_below
     from .checks.generation import generation_bias, rescore
     from .checks.groups import GroupAnalysis, GroupPowerWarning, to_metric_frame
@@ -81,6 +86,8 @@ if TYPE_CHECKING:
         NothingJudgedError,
         ReportFileError,
         SmallGroupError,
+        SpanError,
+        TaggerOutputError,
     )
     from .models import (
         GeneratorFamily,
@@ -112,10 +119,12 @@ if TYPE_CHECKING:
         chat_qa,
         register_qa_family,
     )
+    from .models.taggers import Tagger, TaggerFamily, as_tagger, register_tagger_family
     from .models.whitebox.likelihood import LikelihoodModel, causal_lm, masked_lm
     from .models.whitebox.protected import train_protected_status_model
     from .perturb import PerturbationKind, register_dictionary, register_kind
     from .perturb.languages import Language, get_language, register_language
+    from .perturb.spans import EntitySpan
     from .report import register_format
     from .resources import knowledge, names
     from .resources.qa import QAPassage, qa_passages
@@ -148,6 +157,8 @@ _EXPORTS: dict[str, str] = {
     "NothingJudgedError": "errors",
     "ReportFileError": "errors",
     "SmallGroupError": "errors",
+    "SpanError": "errors",
+    "TaggerOutputError": "errors",
     "DatasetError": "corpus.dataset",
     "FairnessWarning": "checks",
     # the records that flow between the stages
@@ -158,6 +169,7 @@ _EXPORTS: dict[str, str] = {
     "Anchor": "types",
     "Perturbation": "types",
     "Case": "types",
+    "EntitySpan": "perturb.spans",
     # inputs: models and corpora
     "as_model": "models",
     "ray_model": "models.classifiers.distributed",
@@ -167,6 +179,10 @@ _EXPORTS: dict[str, str] = {
     "GeneratorFamily": "models",
     "register_generator_family": "models",
     "hf_generator": "models.generators.base",
+    "as_tagger": "models.taggers",
+    "Tagger": "models.taggers",
+    "TaggerFamily": "models.taggers",
+    "register_tagger_family": "models.taggers",
     "openai_generator": "models.llm.openai_api",
     "local_server": "models.llm.local_server",
     "LocalServer": "models.llm.local_server",
@@ -265,6 +281,10 @@ _EXPORTS: dict[str, str] = {
     "QACase": "checks.qa",
     "QACounterfactuals": "checks.qa",
     "assert_answer_invariant": "checks.qa",
+    # taggers (named-entity recognisers)
+    "assert_entity_invariant": "checks.entities",
+    "assert_entity_recall_parity": "checks.entities",
+    "entity_recall_of": "checks.entities",
     # mitigation
     "smooth": "analysis.mitigation",
     "average": "analysis.mitigation",

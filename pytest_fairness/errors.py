@@ -107,3 +107,10 @@ class SpanError(ConfigurationError):
     reversed, not integer offsets, a label outside the declared set, or text given where
     spans were expected; or a perturbation's changed spans do not describe its texts, so
     spans cannot follow it. The message names the span, the problem and the fix."""
+
+
+class TaggerOutputError(SpanError, ModelOutputError):
+    """A tagger (an entity recogniser, a token classifier) returned something that is not
+    spans of its input: text or tags instead of spans, offsets outside the text, a label
+    outside the declared set, overlapping or ill-formed BIO runs, non-finite scores. Both
+    a `SpanError` and a `ModelOutputError`; the message names the tagger and the fix."""

@@ -45,6 +45,7 @@ ENTRY_POINT_GROUPS: dict[str, str] = {
     "perturbation kind": "pytest_fairness.perturbations",
     "model adapter family": "pytest_fairness.models",
     "generator family": "pytest_fairness.generators",
+    "tagger family": "pytest_fairness.taggers",
     "report format": "pytest_fairness.reports",
     "language": "pytest_fairness.languages",
     "QA model family": "pytest_fairness.qa_models",

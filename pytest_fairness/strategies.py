@@ -20,6 +20,8 @@ strategy                   draws           from
 `template_fills`           `Case`          a template and a subset of its fills
 `prompt_counterfactuals`   `Perturbation`  a user's prompt (or prompt template) and one
                                            of its counterfactuals
+`entity_name_swaps`        `Perturbation`  a sentence frame with a name of one group,
+                                           swapped for a name of another (NER tests)
 =========================  ==============  ==============================================
 
 How they search and shrink. Each strategy draws from a *pool* of candidates: the corpus
@@ -83,6 +85,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "anchored_sentences",
+    "entity_name_swaps",
     "gender_counterfactuals",
     "mutations",
     "name_perturbations",
@@ -1023,3 +1026,59 @@ def _may_swap() -> Callable[[str], bool]:
     word = re.compile(r"[^\W\d_]+")
     keys = {found.group(0) for w in gendered_words() if (found := word.search(w)) is not None}
     return lambda text: any(token in keys for token in word.findall(text.lower()))
+
+
+@dataclass(frozen=True)
+class _Swaps:
+    """The pool of `entity_name_swaps`: frames, and (group, name) pairs in group order."""
+
+    frames: tuple[str, ...]
+    members: tuple[tuple[str, str], ...]
+
+
+@st.composite
+@_named("entity_name_swaps")
+def _draw_entity_swap(draw: st.DrawFn, pool: _Pool[_Swaps]) -> Perturbation:
+    from .perturb.spans import replace_span
+    from .resources.entity_templates import SLOT
+
+    plan = pool.get()
+    frame = plan.frames[_index(draw, plan.frames)]
+    group, name = plan.members[_index(draw, plan.members)]
+    others = [m for m in plan.members if m[0] != group]
+    to_group, to_name = others[_index(draw, others)]
+    start = frame.index(SLOT)
+    text = frame.replace(SLOT, name)
+    return replace_span(text, start, start + len(name), to_name, from_group=group,
+                        to_group=to_group)
+
+
+def entity_name_swaps(
+    names: Mapping[str, Sequence[str]],
+    *,
+    templates: Sequence[str] | None = None,
+    lang: str = "en",
+) -> st.SearchStrategy[Perturbation]:
+    """A sentence frame filled with a name of one group, and the same frame with a name of
+    another group: a `Perturbation` (kind "name", `from_group`/`to_group` the groups, the
+    changed span the name), for `pytest_fairness.assert_entity_invariant`.
+
+    `names` maps each group to its names (two groups at least); `templates` are frames
+    with one ``{name}`` slot each (default: the package's own frames of `lang`,
+    `resources.entity_templates`). Shrinks toward the first frame and the first names."""
+    from .resources.entity_templates import entity_frames, fill_frames
+
+    if not isinstance(lang, str):
+        raise ConfigurationError(f"lang must be a language code such as 'en', got {lang!r:.60}")
+    frames = tuple(entity_frames(lang) if templates is None else templates)
+    filled = fill_frames(frames[:1], names)  # checks the frames and the names now
+    fill_frames(frames, {"check": ["x"]})  # every frame has one slot
+    members = tuple(dict.fromkeys((s.group, s.name) for s in filled))
+    if len({g for g, _ in members}) < 2:
+        raise ConfigurationError(
+            "entity_name_swaps swaps a name of one group for one of another: pass names= "
+            "with two groups or more")
+    pool = _Pool("entity_name_swaps",
+                 _args(names, templates=(templates, None), lang=(lang, "en")),
+                 lambda: _Swaps(frames, members))
+    return _lazy(pool, _draw_entity_swap(pool))

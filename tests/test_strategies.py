@@ -115,7 +115,8 @@ def test_all_lists_exactly_the_public_strategies() -> None:
         and not name.startswith("_")
     }
     assert public == set(fst.__all__)
-    assert set(fst.__all__) == {"anchored_sentences", "gender_counterfactuals", "mutations",
+    assert set(fst.__all__) == {"anchored_sentences", "entity_name_swaps",
+                                "gender_counterfactuals", "mutations",
                                 "name_perturbations", "names", "prompt_counterfactuals",
                                 "template_fills"}
     assert pf.strategies is fst

@@ -36,12 +36,12 @@ from ..perturb.coerce import (
     perturbation_from_texts,
 )
 from ..perturb.spans import Span as LabelledSpan
-from ..perturb.spans import map_span
+from ..perturb.spans import exact_changes, map_span, mark_spans
 from ..resources.qa import QAPassage
 from ..results import Measurement, Table, Violation
 from ..runtime.printable import printable
 from ..types import Perturbation
-from .failure import DEFAULT_SHOWN, mark
+from .failure import DEFAULT_SHOWN
 from .pipeline import Presented, Relation
 from .verdict import (
     RECORDED_VIOLATIONS,
@@ -300,7 +300,8 @@ def _shown(outcome: QAOutcome) -> str:
 def _expected(outcome: QAOutcome, case: QACase) -> tuple[int, int] | None:
     if not isinstance(outcome, QAAnswer):
         return None
-    mapped = map_span(LabelledSpan(outcome.start, outcome.end, ANSWER), case.context_change)
+    mapped = map_span(LabelledSpan(outcome.start, outcome.end, ANSWER),
+                      exact_changes(case.context_change))
     return None if mapped is None else (mapped.start, mapped.end)
 
 
@@ -403,8 +404,8 @@ class AnswerInvariantRelation(Relation[QAInputs, QAMeasure]):
             rows.append([
                 printable(case.question if case.question_change is None
                           else f"{case.question} -> {case.perturbed_question}"),
-                mark(case.context, [o_span] if o_span else []),
-                mark(case.perturbed_context, [p_span] if p_span else []),
+                _marked(case.context, o_span),
+                _marked(case.perturbed_context, p_span),
                 "" if e is None else printable(case.perturbed_context[e[0]:e[1]]),
                 _score(o), _score(p),
                 None if changed is None else not changed,
@@ -416,11 +417,18 @@ class AnswerInvariantRelation(Relation[QAInputs, QAMeasure]):
             ["question", "passage (answer)", "perturbed passage (answer)", "expected answer",
              "score", "perturbed score", "same answer"],
             rows,
-            caption=("each side's answer in [[...]]; the expected answer is the original "
-                     "answer carried onto the perturbed passage; an empty 'same answer' is "
+            caption=(f"each side's answer marked [...]{ANSWER}; the expected answer is the "
+                     "original answer carried onto the perturbed passage; an empty 'same "
+                     "answer' is "
                      "a pair answered on neither side" + shown),
             detail=True,
         )
+
+
+def _marked(text: str, span: tuple[int, int] | None) -> str:
+    """`text` with the answer span written ``[characters]ANSWER`` (as entities are
+    marked, `perturb.spans.mark_spans`)."""
+    return mark_spans(text, [] if span is None else [LabelledSpan(*span, ANSWER)])
 
 
 def _not_in_passage(outcomes: Sequence[QAOutcome]) -> int:

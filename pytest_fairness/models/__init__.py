@@ -20,6 +20,10 @@ whatever the model is; `as_model` makes one. The subpackages:
   server process on this machine (`local_server`, `serving`), the generation cache
   (`generation_cache`), a chat model as a classifier (`chat_classifier`), answer scorers
   (`answers`);
+- `taggers/`: token-level models that mark labelled spans (named-entity recognisers):
+  `as_tagger` and the `TaggerFamily` registry (entry-point group
+  ``pytest_fairness.taggers``) over a spaCy entity recogniser, a transformers token
+  classifier (BIO tags to spans) or a callable; `Tagger` checks every span;
 - `whitebox/`: models with their internals open: `base.WhiteBoxModel` (gradients w.r.t.
   the input embeddings), `protected` (the protected-status model of accumulated
   prediction sensitivity), `likelihood` (causal and masked LM likelihoods).

@@ -26,15 +26,16 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import SpanError
 from ..resources.text import splits_cluster
 from ..runtime.printable import printable
 from ..types import Perturbation
+from ..types import Span as TypesSpan
 
-__all__ = ["EntitySpan", "Span", "changes_of", "map_span", "map_spans", "snap_to_clusters",
-           "validate_spans"]
+__all__ = ["EntitySpan", "Span", "changes_of", "exact_changes", "map_span", "map_spans",
+           "mark_spans", "replace_span", "snap_to_clusters", "validate_spans"]
 
 
 @dataclass(frozen=True)
@@ -241,6 +242,33 @@ def _map_end(end: int, changes: tuple[_Change, ...]) -> int:
     return end + offset
 
 
+def exact_changes(perturbation: Perturbation) -> Perturbation:
+    """`perturbation` when its changed spans describe its texts (`changes_of`), else the
+    same pair with one change: from the first character that differs to the last (the
+    common prefix and suffix kept), widened to whole grapheme clusters. For pairs whose
+    changed spans came from a word diff that left differing spaces outside them."""
+    try:
+        _changes(perturbation)
+        return perturbation
+    except SpanError:
+        pass
+    a, b = perturbation.original, perturbation.perturbed
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    while head > 0 and (splits_cluster(a, head) or splits_cluster(b, head)):
+        head -= 1
+    while tail > 0 and (splits_cluster(a, len(a) - tail) or splits_cluster(b, len(b) - tail)):
+        tail -= 1
+    old = TypesSpan(head, len(a) - tail, a[head : len(a) - tail])
+    new = TypesSpan(head, len(b) - tail, b[head : len(b) - tail])
+    return replace(perturbation, original_spans=(old,), perturbed_spans=(new,),
+                   from_words=(old.text,), to_words=(new.text,))
+
+
 def map_span(span: Span, perturbation: Perturbation) -> Span | None:
     """`span`, a span of ``perturbation.original``, carried onto ``perturbation.perturbed``
     (module docstring: outside a change it shifts; containing one it grows or shrinks
@@ -265,3 +293,34 @@ def _map(span: Span, changes: tuple[_Change, ...], perturbed: str) -> Span | Non
     if start >= end:
         return None
     return snap_to_clusters(perturbed, Span(start, end, span.label))
+
+
+def mark_spans(text: str, spans: Iterable[Span]) -> str:
+    """`text` with each span written ``[characters]LABEL`` (``[Maria]PERSON went to
+    [Paris]GPE``), every piece `printable`; a span overlapping one before it (nested
+    entities) is marked after it as `` +[characters]LABEL``, so none is lost."""
+    out: list[str] = []
+    later: list[Span] = []
+    cursor = 0
+    for span in sorted(spans, key=lambda s: (s.start, -s.end, s.label)):
+        if span.start < cursor or span.end > len(text) or span.start >= span.end:
+            later.append(span)
+            continue
+        out += [printable(text[cursor : span.start]), "[",
+                printable(text[span.start : span.end]), "]", printable(span.label)]
+        cursor = span.end
+    out.append(printable(text[cursor:]))
+    out += [f" +[{printable(s.text(text))}]{printable(s.label)}" for s in later]
+    return "".join(out)
+
+
+def replace_span(
+    text: str, start: int, end: int, new: str, *, kind: str = "name",
+    attribute: str = "name", from_group: str | None = None, to_group: str | None = None,
+) -> Perturbation:
+    """The `Perturbation` that replaces ``text[start:end]`` with `new` (one change, exact
+    spans in both texts): a name swapped in a sentence frame, say."""
+    from ._edit import Edit, apply_edits
+
+    return apply_edits(text, [Edit(start, end, new)], kind=kind, attribute=attribute,
+                       from_group=from_group, to_group=to_group)

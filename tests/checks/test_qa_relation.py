@@ -70,8 +70,8 @@ def test_a_reader_blind_to_the_person_holds_on_the_packaged_passages() -> None:
     speaker = [r for r in table["rows"] if r[0].startswith("Who was the first speaker")]
     assert speaker == [[
         "Who was the first speaker at the meeting?",
-        "The first speaker at the meeting was [[Susan]]. She talked about the new bridge.",
-        "The first speaker at the meeting was [[Charles]]. He talked about the new bridge.",
+        "The first speaker at the meeting was [Susan]ANSWER. She talked about the new bridge.",
+        "The first speaker at the meeting was [Charles]ANSWER. He talked about the new bridge.",
         "Charles", 0.8, 0.8, True]]
 
 
@@ -192,8 +192,9 @@ def test_a_swap_of_names_keeps_unicode_offsets_exact() -> None:
                                    swap={"Zoë\u0301": "Łukasz"})
     [table] = _result(state)["sections"]
     assert table["rows"][0][1] == (
-        "Zoë\u0301 moved to the coast after she [[won]]. Her café was full.")
-    assert table["rows"][0][2] == "Łukasz moved to the coast after she [[won]]. Her café was full."
+        "Zoë\u0301 moved to the coast after she [won]ANSWER. Her café was full.")
+    assert table["rows"][0][2] == (
+        "Łukasz moved to the coast after she [won]ANSWER. Her café was full.")
     assert table["rows"][0][3] == "won"
 
 
@@ -270,20 +271,20 @@ def test_the_marked_answers_reach_the_text_json_and_html_reports() -> None:
     assert table.title == TABLE_TITLE
     assert table.rows == ((
         "Where does Mary work? -> Where does James work?",
-        "Mary works as a nurse at the city [[hospital]]. She drives to work.",
-        "[[James]] works as a nurse at the city hospital. He drives to work.",
+        "Mary works as a nurse at the city [hospital]ANSWER. She drives to work.",
+        "[James]ANSWER works as a nurse at the city hospital. He drives to work.",
         "hospital", 0.8, 0.8, False),)
     summary = rp.build_summary([rp.RecordedTest.create("t.py::qa", state.results)])
     text = "\n".join(rp.render_text(summary, width=160))
     assert TABLE_TITLE in text
-    assert "[[hospital]]" in text
-    assert "[[James]]" in text
+    assert "[hospital]ANSWER" in text
+    assert "[James]ANSWER" in text
     doc = rp.to_json_doc(summary, created="2024-01-01T00:00:00Z")
     [section] = [s for g in doc["summary"] for s in g["sections"]]
-    assert section["rows"][0][1].endswith("city [[hospital]]. She drives to work.")
+    assert section["rows"][0][1].endswith("city [hospital]ANSWER. She drives to work.")
     html = rp.render_html(summary, created="2024-01-01T00:00:00Z")
-    assert "[[hospital]]" in html
-    assert "[[James]]" in html
+    assert "[hospital]ANSWER" in html
+    assert "[James]ANSWER" in html
 
 
 # --------------------------------------------------------------------------- a property

@@ -16,6 +16,7 @@ from pytest_fairness.perturb.coerce import perturbation_from_texts
 from pytest_fairness.perturb.spans import (
     Span,
     changes_of,
+    exact_changes,
     map_span,
     map_spans,
     snap_to_clusters,
@@ -97,6 +98,32 @@ def test_a_span_is_widened_to_whole_grapheme_clusters() -> None:
     assert validate_spans(text, [(0, 4, "PERSON")]) == (Span(0, 5, "PERSON"),)
     assert snap_to_clusters(text, Span(13, 14, "X")) == Span(12, 14, "X")
     assert snap_to_clusters(text, Span(0, 5, "X")) == Span(0, 5, "X")
+
+
+_OFFSETS = st.one_of(st.integers(-3, 40), st.floats(allow_nan=True, allow_infinity=True),
+                     st.booleans(), st.text(max_size=2), st.none())
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=30),
+       items=st.lists(st.one_of(
+           st.tuples(_OFFSETS, _OFFSETS, st.one_of(st.text(max_size=6), st.integers())),
+           st.text(max_size=5), st.integers(), st.tuples(st.integers(0, 9))), max_size=4))
+def test_any_output_is_spans_or_a_span_error(text: str, items: list[object]) -> None:
+    """Arbitrary Unicode text and arbitrary items: valid spans come back inside the text,
+    on grapheme-cluster edges; anything else is a SpanError, never another exception."""
+    message = ""
+    spans: tuple[Span, ...] = ()
+    try:
+        spans = validate_spans(text, items, labels=None)
+    except SpanError as exc:
+        message = str(exc)
+    assert "\x1b" not in message
+    for span in spans:
+        assert 0 <= span.start < span.end <= len(text)
+        assert not splits_cluster(text, span.start)
+        assert not splits_cluster(text, span.end)
+        assert isinstance(span.label, str)
 
 
 # --- mapping, rule by rule ---------------------------------------------------------------
@@ -196,6 +223,20 @@ def test_perturbations_whose_spans_do_not_describe_them_are_named(
 ) -> None:
     with pytest.raises(SpanError, match=fragment):
         map_span(Span(0, 2, "X"), perturbation)
+
+
+def test_exact_changes_mends_a_word_diff_that_left_spaces_out() -> None:
+    p = perturbation_from_texts("Emily  went to Rome", "Jo went to Rome")
+    with pytest.raises(SpanError, match="differs"):
+        changes_of(p)
+    mended = exact_changes(p)
+    assert changes_of(mended) == ((0, 6, 0, 2),)  # "Emily " -> "Jo"
+    assert marked(map_span(Span(15, 19, "GPE"), mended), mended.perturbed) == "[Rome]GPE"
+    good = swap(TEXT, "Maria", "Jo")
+    assert exact_changes(good) is good
+    # the one change never starts or ends inside a grapheme cluster
+    q = Perturbation("Jose\u0301 left", "Josa\u0301 left", (), (), "custom", "x")
+    assert changes_of(exact_changes(q)) == ((3, 5, 3, 5),)
 
 
 def test_map_span_checks_the_span_against_the_original() -> None:
