@@ -359,9 +359,10 @@ class AnswerInvariantRelation(Relation[QAInputs, QAMeasure]):
         return Presented(
             measurements=measurements,
             statement=(
-                f"the answer must follow the person's change (the same span, or the new "
-                f"name), in at least {1 - inputs.max_rate:.0%} of the pairs, with score gaps "
-                f"of at most {inputs.max_score_gap:g} (mt-nlp, section 2)"),
+                "the answer must follow the person's change (the same span, or the new "
+                "name) in " + ("every judged pair" if inputs.max_rate == 0 else
+                               f"all but {inputs.max_rate:g} of the judged pairs")
+                + f", with score gaps of at most {inputs.max_score_gap:g} (mt-nlp, section 2)"),
             measure_name="score gap",
             discrimination=rate - inputs.max_rate,
             violations=violations,
