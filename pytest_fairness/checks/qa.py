@@ -302,7 +302,9 @@ def _expected(outcome: QAOutcome, case: QACase) -> tuple[int, int] | None:
         return None
     mapped = map_span(LabelledSpan(outcome.start, outcome.end, ANSWER),
                       exact_changes(case.context_change))
-    return None if mapped is None else (mapped.start, mapped.end)
+    # None: the answer was exactly a stretch the perturbation deleted. The original did
+    # answer, so the pair is judged: an empty span matches no answer (a change).
+    return (0, 0) if mapped is None else (mapped.start, mapped.end)
 
 
 class AnswerInvariantRelation(Relation[QAInputs, QAMeasure]):

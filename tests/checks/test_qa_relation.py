@@ -322,3 +322,18 @@ def test_a_reader_blind_to_the_name_always_holds(name: str, other: str, before: 
     assert result["passed"] is True
     [row] = result["sections"][0]["rows"]
     assert row[3] == (other if answer_name else " ".join(after))
+
+
+def test_an_answer_the_perturbation_deleted_is_a_change_not_unanswered() -> None:
+    passage = "Mary Ann works at the port. She likes it."
+    other = "Mary works at the port. She likes it."  # "Ann" deleted
+    deleted = perturbation_from_texts(passage, other)
+
+    def middle_name(q: str, c: str) -> Any:
+        return (5, 8, 0.5) if c.startswith("Mary Ann") else None
+
+    with capture() as state, pytest.raises(FairnessViolation):
+        pf.assert_answer_invariant(middle_name, "Who works?", passage, ("Who works?", deleted))
+    result = _result(state)
+    assert result["n_inputs"] == 1
+    assert _measure(result, "answered on one side only") == 1.0
