@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     )
     from .checks.pipeline import Presented, Relation
     from .checks.psa import psa
+    from .checks.qa import QACase, QACounterfactuals, assert_answer_invariant, qa_counterfactuals
     from .corpus import Corpus
     from .corpus import benchmarks as benchmarks
     from .corpus.dataset import Dataset, DatasetError
@@ -109,6 +110,15 @@ if TYPE_CHECKING:
         RetryWaitError,
         openai_generator,
     )
+    from .models.qa import (
+        NoAnswer,
+        QAAnswer,
+        QAFamily,
+        QAModel,
+        as_qa_model,
+        chat_qa,
+        register_qa_family,
+    )
     from .models.taggers import Tagger, TaggerFamily, as_tagger, register_tagger_family
     from .models.whitebox.likelihood import LikelihoodModel, causal_lm, masked_lm
     from .models.whitebox.protected import train_protected_status_model
@@ -117,6 +127,7 @@ if TYPE_CHECKING:
     from .perturb.spans import EntitySpan
     from .report import register_format
     from .resources import knowledge, names
+    from .resources.qa import QAPassage, qa_passages
     from .results import (
         BarChart,
         Cluster,
@@ -256,6 +267,20 @@ _EXPORTS: dict[str, str] = {
     "Relation": "checks.pipeline",
     "Presented": "checks.pipeline",
     "assert_flip_rate_below": "checks.flip_rate",
+    # extractive question answering
+    "as_qa_model": "models.qa",
+    "chat_qa": "models.qa",
+    "QAModel": "models.qa",
+    "QAAnswer": "models.qa",
+    "NoAnswer": "models.qa",
+    "QAFamily": "models.qa",
+    "register_qa_family": "models.qa",
+    "qa_passages": "resources.qa",
+    "QAPassage": "resources.qa",
+    "qa_counterfactuals": "checks.qa",
+    "QACase": "checks.qa",
+    "QACounterfactuals": "checks.qa",
+    "assert_answer_invariant": "checks.qa",
     # taggers (named-entity recognisers)
     "assert_entity_invariant": "checks.entities",
     "assert_entity_recall_parity": "checks.entities",

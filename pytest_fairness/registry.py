@@ -48,6 +48,7 @@ ENTRY_POINT_GROUPS: dict[str, str] = {
     "tagger family": "pytest_fairness.taggers",
     "report format": "pytest_fairness.reports",
     "language": "pytest_fairness.languages",
+    "QA model family": "pytest_fairness.qa_models",
 }
 
 
