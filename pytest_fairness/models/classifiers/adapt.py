@@ -15,7 +15,7 @@ from typing import Any
 from ...errors import ConfigurationError
 from ...types import TextModel
 from ..checks import check_cache_dir, check_labels
-from .base import Output
+from .base import ModelAdapter, Output
 from .families import MODEL_FAMILIES, check_accepted, family_of
 from .family import ModelOptions, describe
 from .remote import LengthPolicy
@@ -166,7 +166,9 @@ def as_model(
     check_accepted(family, options)
     with MODEL_FAMILIES.guard(family, "build"):
         model = family.build(obj, options)
-    if not isinstance(model, TextModel):
+    # a built-in adapter is a TextModel; only another family's product is checked (the
+    # protocol check reads every member of the model)
+    if not isinstance(model, ModelAdapter) and not isinstance(model, TextModel):
         raise ConfigurationError(
             f"{MODEL_FAMILIES.label(family)} built {type(model).__name__} for "
             f"{options.name}, which is not a pytest_fairness.TextModel; fix its build()"

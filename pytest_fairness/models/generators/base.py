@@ -95,6 +95,8 @@ def sample_continuations(
     calls). The answers do not depend on the order the calls finish in. The first error
     stops the calls not yet started, lets those running finish, and is raised."""
     many = getattr(generator, "generate_many", None)
+    # one unit a call, prepared here: the calls below see a call and its prompts, never
+    # the generator (a seed's prompts to generate_many, or one prompt to the generator)
     units: list[tuple[list[int], Any]] = []
     if callable(many):
         by_seed: dict[int, list[int]] = {}
@@ -102,10 +104,12 @@ def sample_continuations(
             by_seed.setdefault(s, []).append(k)
         for s, indices in by_seed.items():
             texts = [prompts[k][0] for k in indices]
-            units.append((indices, functools.partial(_many, many, texts, n, s)))
+            units.append((indices, functools.partial(
+                _checked, functools.partial(many, texts, n, s), texts, n, True)))
     else:
         for k, (prompt, s) in enumerate(prompts):
-            units.append(([k], functools.partial(_one_call, generator, prompt, n, s)))
+            units.append(([k], functools.partial(
+                _checked, functools.partial(generator, prompt, n, s), [prompt], n, False)))
     out: list[list[str]] = [[] for _ in prompts]
     workers = min(generator_concurrency(generator), len(units))
     with progress(len(prompts) * n, "generating continuations", unit="samples",
@@ -135,10 +139,13 @@ def sample_continuations(
         return out
 
 
-def _many(many: Any, texts: list[str], n: int, seed: int) -> list[list[str]]:
-    """One `generate_many(texts, n, seed)` call, checked."""
-    got = _call(functools.partial(many, texts, n, seed),
-                texts[0] if len(texts) == 1 else texts)
+def _checked(run: Any, texts: list[str], n: int, many: bool) -> list[list[str]]:
+    """One prepared call `run` of the generator, checked: `generate_many(texts, n, seed)`
+    (`many`: one list of n continuations per prompt) or `generator(prompt, n, seed)` for
+    the one prompt of `texts`."""
+    got = _call(run, texts[0] if len(texts) == 1 else texts)
+    if not many:
+        return [_check_samples(got, texts[0], n)]
     if isinstance(got, str) or not isinstance(got, Sequence) or len(got) != len(texts):
         raise ModelOutputError(
             f"the generator's generate_many returned {type(got).__name__} for "
@@ -146,10 +153,6 @@ def _many(many: Any, texts: list[str], n: int, seed: int) -> list[list[str]]:
             "prompt"
         )
     return [_check_samples(items, prompt, n) for prompt, items in zip(texts, got, strict=True)]
-
-
-def _one_call(generator: TextGenerator, prompt: str, n: int, seed: int) -> list[list[str]]:
-    return [_sample(generator, prompt, n, seed)]
 
 
 def _call(run: Any, prompt: object) -> Any:
