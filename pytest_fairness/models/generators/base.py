@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ...errors import ConfigurationError, ModelCallError, ModelOutputError
 from ...runtime.progress import Advance, progress
+from ...runtime.signatures import same_parameters
 from ...runtime.stack import on_fresh_stack
 from ...runtime.threads import torch_threads
 from ...validation import check_bool, check_int, check_number, check_text
@@ -214,7 +215,7 @@ class HFGenerator:
     def __init__(
         self,
         model: Any,
-        tokenizer: Any,
+        tokenizer: Any = None,
         *,
         max_new_tokens: int = 50,
         temperature: float = 1.0,
@@ -227,6 +228,7 @@ class HFGenerator:
         chat: bool = False,
         system: str | None = None,
     ) -> None:
+        model, tokenizer = _model_and_tokenizer(model, tokenizer)
         self.model = model
         self.tokenizer = tokenizer
         self.stop = check_stop(stop)
@@ -260,6 +262,11 @@ class HFGenerator:
         self.num_threads = (
             None if num_threads is None else check_int(num_threads, "num_threads", minimum=1)
         )
+        if not hasattr(model, "generate"):
+            raise ConfigurationError(
+                f"{type(model).__name__} has no generate(); pass a transformers language "
+                "model (e.g. AutoModelForCausalLM) or a text-generation pipeline"
+            )
 
     def __repr__(self) -> str:
         chat = ", chat=True" if self.chat else ""
@@ -578,21 +585,28 @@ class _SeededSampler:
         return out.scatter(1, picked, 0.0)
 
 
-def hf_generator(
-    model: Any,
-    tokenizer: Any = None,
-    *,
-    max_new_tokens: int = 50,
-    temperature: float = 1.0,
-    top_k: int | None = None,
-    top_p: float | None = None,
-    batch_size: int | None = None,
-    trim_unfinished: bool = True,
-    num_threads: int | None = None,
-    stop: str | Sequence[str] | None = None,
-    chat: bool = False,
-    system: str | None = None,
-) -> HFGenerator:
+def _model_and_tokenizer(model: Any, tokenizer: Any) -> tuple[Any, Any]:
+    """The language model and its tokenizer from what `hf_generator` takes: a
+    ``(model, tokenizer)`` pair, a text-generation pipeline, or a model with its tokenizer."""
+    if isinstance(model, tuple) and len(model) == 2 and tokenizer is None:
+        model, tokenizer = model
+    elif hasattr(model, "model") and hasattr(model, "tokenizer") and tokenizer is None:
+        task = getattr(model, "task", None)
+        if task is not None and task != "text-generation":
+            raise ConfigurationError(
+                f"hf_generator needs a text-generation pipeline, got task {task!r}"
+            )
+        model, tokenizer = model.model, model.tokenizer
+    if tokenizer is None:
+        raise ConfigurationError(
+            "hf_generator needs the tokenizer: hf_generator(model, tokenizer), "
+            "hf_generator((model, tokenizer)) or a text-generation pipeline"
+        )
+    return model, tokenizer
+
+
+@same_parameters(HFGenerator)
+def hf_generator(*args: Any, **kwargs: Any) -> HFGenerator:
     """A `TextGenerator` from a transformers language model, for `generation_bias`
     (counterfactual-sentiment-bias, Appendix B: sampled continuations of up to 50 tokens
     at temperature 1.0, unfinished sentences removed).
@@ -624,38 +638,4 @@ def hf_generator(
     `openai_generator`). All three enter `fingerprint`, so a changed option makes new
     cache keys in `cached_generator`.
     """
-    if isinstance(model, tuple) and len(model) == 2 and tokenizer is None:
-        model, tokenizer = model
-    elif hasattr(model, "model") and hasattr(model, "tokenizer") and tokenizer is None:
-        task = getattr(model, "task", None)
-        if task is not None and task != "text-generation":
-            raise ConfigurationError(
-                f"hf_generator needs a text-generation pipeline, got task {task!r}"
-            )
-        model, tokenizer = model.model, model.tokenizer
-    if tokenizer is None:
-        raise ConfigurationError(
-            "hf_generator needs the tokenizer: hf_generator(model, tokenizer), "
-            "hf_generator((model, tokenizer)) or a text-generation pipeline"
-        )
-    if not hasattr(model, "generate"):
-        raise ConfigurationError(
-            f"{type(model).__name__} has no generate(); pass a transformers language model "
-            "(e.g. AutoModelForCausalLM) or a text-generation pipeline"
-        )
-    if batch_size is not None:
-        check_int(batch_size, "batch_size", minimum=1)
-    return HFGenerator(
-        model,
-        tokenizer,
-        max_new_tokens=max_new_tokens,
-        temperature=temperature,
-        top_k=top_k,
-        top_p=top_p,
-        batch_size=batch_size,
-        trim_unfinished=trim_unfinished,
-        num_threads=num_threads,
-        stop=stop,
-        chat=chat,
-        system=system,
-    )
+    return HFGenerator(*args, **kwargs)
