@@ -649,8 +649,9 @@ def llm_counterfactuals(
 @dataclass(frozen=True, eq=False)
 class CounterfactualRequest:
     """What `llm_counterfactuals` samples and scores, resolved once: the generator
-    converted (`as_generator`; answers collected elsewhere as they are), the checked count
-    `n`, base `seed` and `control`; the prompts, kind, scorer and pipeline as given."""
+    converted (`as_generator`; answers collected elsewhere as they are), the scorer
+    (`as_model`, unless it is a `TextModel` or has its own ``score_answers``), the checked
+    count `n`, base `seed` and `control`; the prompts, kind and pipeline as given."""
 
     source: Any
     prompts: Any
@@ -664,13 +665,16 @@ class CounterfactualRequest:
 
 def _request(generator: object, prompts: object, kind: str | PerturbationKind, n: int,
              seed: int, scorer: object, nlp: Any, control: object) -> CounterfactualRequest:
-    """The `CounterfactualRequest` of checked `n` and `seed`: `control` checked and the
-    generator converted, here and nowhere else."""
+    """The `CounterfactualRequest` of checked `n` and `seed`: `control` checked, the
+    generator and the scorer converted, here and nowhere else."""
     from .answers_file import CollectedAnswers
 
     wanted = check_control(control)
     source = generator if isinstance(generator, CollectedAnswers) else as_generator(
         generator, caller="llm_counterfactuals")
+    if scorer is not None and not callable(getattr(scorer, "score_answers", None)) and (
+            not isinstance(scorer, TextModel)):
+        scorer = as_model(scorer)  # converted here, once (`score_answers` takes it as is)
     return CounterfactualRequest(source, prompts, kind, n, seed, scorer, nlp, wanted)
 
 

@@ -817,24 +817,27 @@ def _flip_violations(run: PSARun, limit: int) -> list[Violation]:
     return out
 
 
-def _psa_sections(run: PSARun) -> tuple[Section, ...]:
-    """The LabelDist curve (psa, Figure 2) and the per-name ScoreSens chart (Figure 1)."""
+def _psa_sections(run: PSARun, by_name: dict[str, str | None] | None = None) -> tuple[Section, ...]:
+    """The LabelDist curve (psa, Figure 2) and the per-name ScoreSens chart (Figure 1),
+    the names in their groups `by_name` (default: the run's)."""
     res = run.result
+    by_name = _run_groups(run) if by_name is None else by_name
     curve = [(t, v) for t, v in res.label_dist_curve() if math.isfinite(v)]
     sens = [(n, v) for n, v in res.score_sens.items() if math.isfinite(v)]
-    groups = {n: g for n, g in _run_groups(run).items() if g is not None}
+    groups = {n: g for n, g in by_name.items() if g is not None}
     return (
         *((label_dist_section(curve),) if curve else ()),
         *((score_sens_section(sens, groups),) if sens else ()),
     )
 
 
-def _psa_extra(run: PSARun) -> dict[str, Any]:
+def _psa_extra(run: PSARun, by_name: dict[str, str | None] | None = None) -> dict[str, Any]:
+    by_name = _run_groups(run) if by_name is None else by_name
     res = run.result
     return {
         "score_sens": dict(res.score_sens),
-        "name_groups": _run_groups(run),
-        "group_score_sens": _group_means(dict(res.score_sens), _run_groups(run)),
+        "name_groups": by_name,
+        "group_score_sens": _group_means(dict(res.score_sens), by_name),
         "label_dist_curve": [[t, v] for t, v in res.label_dist_curve()],
         "threshold": run.threshold,
         "n_sentences": res.n_sentences,
@@ -851,13 +854,14 @@ def _psa_extra(run: PSARun) -> dict[str, Any]:
     }
 
 
-def _psa_notes(run: PSARun) -> list[str]:
+def _psa_notes(run: PSARun, by_name: dict[str, str | None] | None = None) -> list[str]:
+    by_name = _run_groups(run) if by_name is None else by_name
     res = run.result
     notes = [
         f"{res.n_sentences} sentences x {len(res.names)} names; labels at threshold "
         f"{run.threshold:g}; ScoreDev {res.score_dev:.4f}, ScoreRange {res.score_range:.4f}."
     ]
-    by_group = _group_means(dict(res.score_sens), _run_groups(run))
+    by_group = _group_means(dict(res.score_sens), by_name)
     if len(by_group) > 1:
         notes.append("ScoreSens by group of names (mean over names): " + "; ".join(
             f"{g}: {v['mean']:+.4f} ({v['n_names']} names)" for g, v in by_group.items()))
@@ -930,9 +934,10 @@ def _psa_presented(run: PSARun, **fields: Any) -> Presented:
     """What both PSA relations show: the pairs judged, the per-name chart and LabelDist
     curve, the skip notes and the report's extra data, with `fields`."""
     res = run.result
+    by_name = _run_groups(run)  # the names' groups, looked up once
     return Presented(measure_name="shift", n_inputs=res.n_sentences * len(res.names),
-                     sections=_psa_sections(run), notes=_psa_notes(run),
-                     extra=_psa_extra(run), **fields)
+                     sections=_psa_sections(run, by_name), notes=_psa_notes(run, by_name),
+                     extra=_psa_extra(run, by_name), **fields)
 
 
 class ScoreSensRelation(PSARelation):

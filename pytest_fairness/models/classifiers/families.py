@@ -103,8 +103,8 @@ class TransformersFamily(ModelFamily):
     description = "a transformers model with tokenizer=<its tokenizer>;"
     options = frozenset({"tokenizer"})
 
-    def detect(self, obj: object) -> bool:
-        return is_transformers_model(obj)
+    #: a transformers model (`hf.is_transformers_model`): the predicate itself
+    detect = staticmethod(is_transformers_model)
 
     def build(self, obj: object, options: ModelOptions) -> TextModel:
         tokenizer = _tokenizer(options)

@@ -27,6 +27,7 @@ __all__ = [
     "TransformersModel",
     "is_pipeline",
     "is_transformers_model",
+    "is_transformers_object",
     "token_counts",
 ]
 

@@ -90,7 +90,11 @@ class Scale:
 
 def scale_of(model: TextModel) -> Scale:
     """The model's `Scale`, its two attributes read once: a relation resolves its score
-    range and threshold from it rather than asking the model for each."""
+    range and threshold from it rather than asking the model for each. An `as_model`
+    adapter fixed its own where it was made (`decision_scale`)."""
+    fixed = getattr(model, "decision_scale", None)
+    if isinstance(fixed, Scale):
+        return fixed
     return Scale(_range_of(getattr(model, "score_range", None)),
                  _own_of(getattr(model, "threshold", None)))
 
