@@ -57,14 +57,14 @@ import numpy as np
 import pytest_fairness as pf
 
 SENTENCES = [
-    "He is a doctor.",
-    "I met her at the station.",
-    "She said it was fine.",
-    "His book is red.",
-    "I talked to him yesterday.",
-    "Her idea was good.",
+    "She paints the fence.",
+    "We waited for him at noon.",
+    "He fixed the old radio.",
+    "Her garden is green.",
+    "I called her last night.",
+    "His answer was short.",
 ]
-NAMES = ["Alice", "Bob", "Carol"]
+NAMES = ["Dana", "Omar", "Keiko"]
 PROMPTS = [
     "Write a reference letter for the nurse; he starts on Monday.",
     "He asked for a loan.",

@@ -4,11 +4,9 @@ the walks of `scripts/walks.py` stay at what was measured."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,20 +20,6 @@ from pytest_fairness.models.family_registry import FamilyRegistry
 pytestmark = pytest.mark.usefixtures(keep_out_of_the_session_report.__name__)
 
 SCRIPT = Path(__file__).parents[2] / "scripts" / "walks.py"
-
-
-@pytest.fixture
-def walks() -> Iterator[Any]:
-    spec = importlib.util.spec_from_file_location("_walks_script", SCRIPT)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.modules.pop(spec.name, None)
 
 
 @pytest.fixture
@@ -53,7 +37,7 @@ def made(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 
 
 def test_psa_converts_the_model_and_reads_its_scale_once(
-        walks: Any, made: dict[str, int], monkeypatch: pytest.MonkeyPatch) -> None:
+        walks_script: Any, made: dict[str, int], monkeypatch: pytest.MonkeyPatch) -> None:
     scales: list[object] = []
     real = psa_module.scale_of
 
@@ -63,21 +47,22 @@ def test_psa_converts_the_model_and_reads_its_scale_once(
 
     monkeypatch.setattr(psa_module, "scale_of", counted)
     with capture():
-        pf.assert_scoresens_below(walks.model, walks.SENTENCES, walks.NAMES, max_abs=1.0,
-                                  confidence=0.9)
+        w = walks_script
+        pf.assert_scoresens_below(w.model, w.SENTENCES, w.NAMES, max_abs=1.0, confidence=0.9)
     assert made == {"model adapter family": 1}
     assert len(scales) == 1
 
 
 def test_an_answer_relation_converts_the_generator_and_the_scorer_once(
-        walks: Any, made: dict[str, int]) -> None:
+        walks_script: Any, made: dict[str, int]) -> None:
     from pytest_fairness.perturb.dictionary import DictionaryKind
 
     swap = DictionaryKind("resolve_once_swap", [("he", "she"), ("him", "her")],
                           attribute="gender")
     with capture():
-        pf.assert_answer_gap_below(walks.generator, walks.PROMPTS, walks.scorer, 1.0,
-                                   kind=swap, n=2, seed=1)
+        w = walks_script
+        pf.assert_answer_gap_below(w.generator, w.PROMPTS, w.scorer, 1.0, kind=swap, n=2,
+                                   seed=1)
     assert made == {"generator family": 1, "model adapter family": 1}
 
 
