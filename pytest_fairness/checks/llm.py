@@ -641,15 +641,52 @@ def llm_counterfactuals(
     prompt)` (`.resamples`): the noise floor of the relations; "same-group" needs
     same-group fills (`ConfigurationError` otherwise).
     """
+    return run_counterfactuals(_request(
+        generator, prompts, kind, check_int(n, "n", minimum=1), run_seed(check_seed(seed)),
+        scorer, nlp, control))
+
+
+@dataclass(frozen=True, eq=False)
+class CounterfactualRequest:
+    """What `llm_counterfactuals` samples and scores, resolved once: the generator
+    converted (`as_generator`; answers collected elsewhere as they are), the scorer
+    (`as_model`, unless it is a `TextModel` or has its own ``score_answers``), the checked
+    count `n`, base `seed` and `control`; the prompts, kind and pipeline as given."""
+
+    source: Any
+    prompts: Any
+    kind: str | PerturbationKind
+    n: int
+    seed: int
+    scorer: object
+    nlp: Any
+    control: str | None
+
+
+def _request(generator: object, prompts: object, kind: str | PerturbationKind, n: int,
+             seed: int, scorer: object, nlp: Any, control: object) -> CounterfactualRequest:
+    """The `CounterfactualRequest` of checked `n` and `seed`: `control` checked, the
+    generator and the scorer converted, here and nowhere else."""
     from .answers_file import CollectedAnswers
 
-    count = check_int(n, "n", minimum=1)
-    base = run_seed(check_seed(seed))
     wanted = check_control(control)
-    if isinstance(generator, CollectedAnswers):
-        return generator.analysis(prompts, scorer=scorer, control=wanted, seed=base)
-    source = as_generator(generator, caller="llm_counterfactuals")
-    found = _pairs_of(prompts, kind, nlp)
+    source = generator if isinstance(generator, CollectedAnswers) else as_generator(
+        generator, caller="llm_counterfactuals")
+    if scorer is not None and not callable(getattr(scorer, "score_answers", None)) and (
+            not isinstance(scorer, TextModel)):
+        scorer = as_model(scorer)  # converted here, once (`score_answers` takes it as is)
+    return CounterfactualRequest(source, prompts, kind, n, seed, scorer, nlp, wanted)
+
+
+def run_counterfactuals(request: CounterfactualRequest) -> LLMCounterfactuals:
+    """The `LLMCounterfactuals` of a resolved `request` (`llm_counterfactuals`)."""
+    from .answers_file import CollectedAnswers
+
+    r = request
+    count, base, wanted, scorer = r.n, r.seed, r.control, r.scorer
+    if isinstance(r.source, CollectedAnswers):
+        return r.source.analysis(r.prompts, scorer=scorer, control=wanted, seed=base)
+    found = _pairs_of(r.prompts, r.kind, r.nlp)
     if wanted == "same-group" and not any(same_group(p) for p in found):
         raise _no_same_group(found.kind)
     originals = list(dict.fromkeys(p.original for p in found))
@@ -660,7 +697,7 @@ def llm_counterfactuals(
         wanted == "resample") else {}
     requests += [(text, s) for text, s in others.items()]
     requests = list(dict.fromkeys(requests))
-    answers = dict(zip(requests, sample_continuations(source, requests, count),
+    answers = dict(zip(requests, sample_continuations(r.source, requests, count),
                        strict=True)) if requests else {}
     resample = {text: (s, answers[(text, seeds[text])], answers[(text, s)])
                 for text, s in others.items()}
@@ -1035,22 +1072,21 @@ class AnswerOptions(TypedDict, total=False):
 
 @dataclass(frozen=True, eq=False)
 class AnswerInputs:
-    """An answer relation's inputs, resolved once: the bound, the checked options and
-    what the relation adds (`extra`: the refusal cut, the similarity); the generator is
-    converted once, by `llm_counterfactuals` in `measure`."""
+    """An answer relation's inputs, resolved once: what is sampled and scored (`request`:
+    the generator converted once, the checked count, seed and control), the bound, the
+    checked options and what the relation adds (`extra`: the refusal cut, the
+    similarity)."""
 
-    generator: object
-    prompts: object
-    scorer: object
+    request: CounterfactualRequest
     bound: float
-    kind: str | PerturbationKind
-    n: int
-    seed: int
     conf: float | None
     method: str
-    nlp: Any
-    control: str | None
     extra: Any = None
+
+    @property
+    def seed(self) -> int:
+        """The run's base seed (`request.seed`)."""
+        return self.request.seed
 
 
 def _resolve_answers(fn: str, generator: object, prompts: object, scorer: object,
@@ -1062,20 +1098,18 @@ def _resolve_answers(fn: str, generator: object, prompts: object, scorer: object
     count, base, conf, method, _ = _check_generator_args(
         o.get("n", DEFAULT_SAMPLES), o.get("seed"), o.get("confidence"),
         o.get("ci_method", "studentized"), o.get("show", DEFAULT_SHOWN))
-    return AnswerInputs(generator, prompts, scorer, bound, o.get("kind", "gender_swap"),
-                        count, base, conf, method, o.get("nlp"),
-                        o.get("control", DEFAULT_CONTROL), extra)
+    request = _request(generator, prompts, o.get("kind", "gender_swap"), count, base, scorer,
+                       o.get("nlp"), o.get("control", DEFAULT_CONTROL))
+    return AnswerInputs(request, bound, conf, method, extra)
 
 
 class AnswerRelation(Relation[AnswerInputs, LLMCounterfactuals]):
-    """A counterfactual relation of a chat model: measured by `llm_counterfactuals` (the
-    answers to every prompt and its counterfactuals, sampled and scored)."""
+    """A counterfactual relation of a chat model: measured by `run_counterfactuals` (the
+    answers to every prompt and its counterfactuals, sampled and scored) of the request
+    resolved once."""
 
     def measure(self, inputs: AnswerInputs) -> LLMCounterfactuals:
-        return llm_counterfactuals(
-            inputs.generator, inputs.prompts,  # type: ignore[arg-type]
-            kind=inputs.kind, n=inputs.n, seed=inputs.seed, scorer=inputs.scorer,
-            nlp=inputs.nlp, control=inputs.control)
+        return run_counterfactuals(inputs.request)
 
 
 PairValues = Callable[[AnswerInputs, AnswerPair], tuple[list[float], list[float]]]

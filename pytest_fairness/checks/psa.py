@@ -30,8 +30,9 @@ from ..metrics.bootstrap import bootstrap_psa
 from ..metrics.psa import PSAAccumulator, PSAResult, default_thresholds
 from ..metrics.validation import check_ci_method, check_confidence
 from ..models.checks import check_score_range
-from ..models.classifiers.scoring import Scores, coerce_model, score_texts
-from ..models.classifiers.thresholds import model_score_range, score_threshold
+from ..models.classifiers.adapt import as_model
+from ..models.classifiers.scoring import Scores, score_texts
+from ..models.classifiers.thresholds import scale_of
 from ..perturb.name_swap import Names, split_names
 from ..results import (
     Measurement,
@@ -386,12 +387,13 @@ def resolve_psa(model: object, corpus_or_anchored: object, names: Names,
                     top_n, max_abs, seed)
     if threshold is not None:
         check_number(threshold, "threshold")
-    m = coerce_model(model)
+    m = as_model(model)
+    scale = scale_of(m)  # the score range and the model's own threshold, read once
     given = o.get("score_range")
-    bounds = check_score_range(given) if given is not None else model_score_range(m)
+    bounds = check_score_range(given) if given is not None else scale.score_range
     thresholds = o.get("thresholds")
     grid_given = None if thresholds is None else _check_thresholds(thresholds, bounds)
-    c = score_threshold(m, threshold, run_threshold=run_threshold(), score_range=bounds)
+    c = scale.score_threshold(threshold, run_threshold=run_threshold(), score_range=bounds)
     grid = default_thresholds(bounds) if grid_given is None else grid_given
     return PSAInputs(
         model=model, adapted=m, corpus=corpus_or_anchored, names=name_list,
@@ -434,10 +436,9 @@ def run_psa(inputs: PSAInputs) -> PSARun:
     kept_o: list[FloatArray] = []
     kept_p: list[FloatArray] = []
     n_scored = 0
-    overlap = bool(getattr(m, "scores_elsewhere", False))
     prepared = _perturbed_chunks(anchors, per_chunk, name_list, run)
     with progress(total, "PSA: name perturbations", unit="sentences") as advance:
-        for n_chunk, used, texts, scores in _scored_chunks(m, prepared, overlap):
+        for n_chunk, used, texts, scores in _scored_chunks(inputs, prepared):
             try:
                 if scores is None:
                     continue
@@ -520,29 +521,30 @@ def _perturbed_chunks(
         yield len(chunk), used, texts
 
 
-def _scores_of(model: TextModel, texts: list[list[str]]) -> Scores | None:
+def _scores_of(inputs: PSAInputs, texts: list[list[str]]) -> Scores | None:
     if not texts:
         return None
-    return score_texts(model, [t for row in texts for t in row], need_scores=True)
+    return score_texts(inputs.adapted, [t for row in texts for t in row], need_scores=True)
 
 
 def _scored_chunks(
-    model: TextModel, prepared: Iterator[_Prepared], overlap: bool
+    inputs: PSAInputs, prepared: Iterator[_Prepared]
 ) -> Iterator[tuple[int, list[tuple[Anchor, tuple[Perturbation, ...]]], list[list[str]],
                     Scores | None]]:
-    """The prepared chunks with their scores, in corpus order. With `overlap` (a model
-    whose scoring waits on other processes or machines: `scores_elsewhere`, e.g. Ray
-    workers or a server) a chunk is scored on a helper thread while the next one is read,
-    parsed and perturbed here; the results come back in the same order, so every running
-    sum is added in the same order as without it and the metrics are identical."""
-    if not overlap:
+    """The prepared chunks with their scores by the resolved model, in corpus order. For
+    a model whose scoring waits on other processes or machines (`scores_elsewhere`, e.g.
+    Ray workers or a server) a chunk is scored on a helper thread while the next one is
+    read, parsed and perturbed here; the results come back in the same order, so every
+    running sum is added in the same order as without it and the metrics are
+    identical."""
+    if not getattr(inputs.adapted, "scores_elsewhere", False):
         for n, used, texts in prepared:
-            yield n, used, texts, _scores_of(model, texts)
+            yield n, used, texts, _scores_of(inputs, texts)
         return
     with ThreadPoolExecutor(1, thread_name_prefix="pytest-fairness-psa") as pool:
         pending: tuple[int, Any, Any, Future[Scores | None]] | None = None
         for n, used, texts in prepared:
-            future = pool.submit(_scores_of, model, texts)
+            future = pool.submit(_scores_of, inputs, texts)
             if pending is not None:
                 yield pending[0], pending[1], pending[2], pending[3].result()
             pending = (n, used, texts, future)
@@ -815,24 +817,27 @@ def _flip_violations(run: PSARun, limit: int) -> list[Violation]:
     return out
 
 
-def _psa_sections(run: PSARun) -> tuple[Section, ...]:
-    """The LabelDist curve (psa, Figure 2) and the per-name ScoreSens chart (Figure 1)."""
+def _psa_sections(run: PSARun, by_name: dict[str, str | None] | None = None) -> tuple[Section, ...]:
+    """The LabelDist curve (psa, Figure 2) and the per-name ScoreSens chart (Figure 1),
+    the names in their groups `by_name` (default: the run's)."""
     res = run.result
+    by_name = _run_groups(run) if by_name is None else by_name
     curve = [(t, v) for t, v in res.label_dist_curve() if math.isfinite(v)]
     sens = [(n, v) for n, v in res.score_sens.items() if math.isfinite(v)]
-    groups = {n: g for n, g in _run_groups(run).items() if g is not None}
+    groups = {n: g for n, g in by_name.items() if g is not None}
     return (
         *((label_dist_section(curve),) if curve else ()),
         *((score_sens_section(sens, groups),) if sens else ()),
     )
 
 
-def _psa_extra(run: PSARun) -> dict[str, Any]:
+def _psa_extra(run: PSARun, by_name: dict[str, str | None] | None = None) -> dict[str, Any]:
+    by_name = _run_groups(run) if by_name is None else by_name
     res = run.result
     return {
         "score_sens": dict(res.score_sens),
-        "name_groups": _run_groups(run),
-        "group_score_sens": _group_means(dict(res.score_sens), _run_groups(run)),
+        "name_groups": by_name,
+        "group_score_sens": _group_means(dict(res.score_sens), by_name),
         "label_dist_curve": [[t, v] for t, v in res.label_dist_curve()],
         "threshold": run.threshold,
         "n_sentences": res.n_sentences,
@@ -849,13 +854,14 @@ def _psa_extra(run: PSARun) -> dict[str, Any]:
     }
 
 
-def _psa_notes(run: PSARun) -> list[str]:
+def _psa_notes(run: PSARun, by_name: dict[str, str | None] | None = None) -> list[str]:
+    by_name = _run_groups(run) if by_name is None else by_name
     res = run.result
     notes = [
         f"{res.n_sentences} sentences x {len(res.names)} names; labels at threshold "
         f"{run.threshold:g}; ScoreDev {res.score_dev:.4f}, ScoreRange {res.score_range:.4f}."
     ]
-    by_group = _group_means(dict(res.score_sens), _run_groups(run))
+    by_group = _group_means(dict(res.score_sens), by_name)
     if len(by_group) > 1:
         notes.append("ScoreSens by group of names (mean over names): " + "; ".join(
             f"{g}: {v['mean']:+.4f} ({v['n_names']} names)" for g, v in by_group.items()))
@@ -873,7 +879,7 @@ def _psa_measurements(
     bound: float,
     bounds: dict[str, float | None],
     confidence: float | None,
-    seed: int | None,
+    seed: int,
     ci_method: str = "studentized",
 ) -> list[Measurement]:
     """max |ScoreSens| against `bound`, ScoreDev / ScoreRange / LabelDist against
@@ -896,7 +902,7 @@ def _psa_measurements(
         boot = bootstrap_psa(
             run.scores[0], run.scores[1], res.names, thresholds=(run.threshold,),
             n_resamples=N_RESAMPLES, confidence=confidence,
-            seed=run_seed(seed), method=ci_method,
+            seed=seed, method=ci_method,
         )
         joint = boot.score_sens_joint
         abs_cis = {n: abs_interval(joint[n].low, joint[n].high) for n in res.names}
@@ -928,9 +934,10 @@ def _psa_presented(run: PSARun, **fields: Any) -> Presented:
     """What both PSA relations show: the pairs judged, the per-name chart and LabelDist
     curve, the skip notes and the report's extra data, with `fields`."""
     res = run.result
+    by_name = _run_groups(run)  # the names' groups, looked up once
     return Presented(measure_name="shift", n_inputs=res.n_sentences * len(res.names),
-                     sections=_psa_sections(run), notes=_psa_notes(run),
-                     extra=_psa_extra(run), **fields)
+                     sections=_psa_sections(run, by_name), notes=_psa_notes(run, by_name),
+                     extra=_psa_extra(run, by_name), **fields)
 
 
 class ScoreSensRelation(PSARelation):
@@ -985,10 +992,10 @@ SCORE_SENS = ScoreSensRelation()
 LABEL_DIST = LabelDistRelation()
 
 
-def _scoresens_judgement(model: object, corpus: object, names: Names, max_abs: object,
-                         extra: dict[str, object], threshold: float | None,
-                         confidence: float | None, seed: int | None, show: object,
-                         ci_method: str) -> PSAJudgement:
+def _scoresens_bounds(max_abs: object, extra: dict[str, object], confidence: float | None,
+                      ci_method: str) -> tuple[float, dict[str, float | None], float | None,
+                                               str]:
+    """`assert_scoresens_below`'s bounds, confidence and interval method, checked."""
     bound = check_bound(max_abs, "max_abs")
     extra_bounds = {
         "ScoreDev": None if extra["ScoreDev"] is None else check_bound(extra["ScoreDev"],
@@ -1001,10 +1008,7 @@ def _scoresens_judgement(model: object, corpus: object, names: Names, max_abs: o
     }
     conf = None if confidence is None else check_confidence(confidence)
     ci = check_ci_method(ci_method, ("studentized", "bca", "percentile"), "ci_method")
-    run = resolve_psa(model, corpus, names, {
-        "threshold": threshold, "max_abs": bound, "top_n": max(check_show(show), 10),
-        "seed": seed, "keep_scores": conf is not None})
-    return PSAJudgement(run, bound, extra_bounds, conf, ci)
+    return bound, extra_bounds, conf, ci
 
 
 def assert_scoresens_below(
@@ -1044,10 +1048,16 @@ def assert_scoresens_below(
     __tracebackhide__ = True
     extra: dict[str, object] = {"ScoreDev": max_dev, "ScoreRange": max_range,
                                 "LabelDist": max_labeldist}
-    SCORE_SENS.check(
-        lambda: _scoresens_judgement(model, corpus, names, max_abs, extra, threshold,
-                                     confidence, seed, show, ci_method),
-        show=show, stacklevel=4)
+
+    def resolve() -> PSAJudgement:
+        bound, extra_bounds, conf, ci = _scoresens_bounds(max_abs, extra, confidence,
+                                                          ci_method)
+        run = resolve_psa(model, corpus, names, {
+            "threshold": threshold, "max_abs": bound, "top_n": max(check_show(show), 10),
+            "seed": seed, "keep_scores": conf is not None})
+        return PSAJudgement(run, bound, extra_bounds, conf, ci)
+
+    SCORE_SENS.check(resolve, show=show, stacklevel=4)
 
 
 def assert_labeldist_below(

@@ -48,3 +48,17 @@ def test_same_parameters_on_a_plain_function() -> None:
 
     assert str(inspect.signature(twice)) == str(inspect.signature(area))
     assert twice(2.0, 3.0, scale=2) == 24.0
+
+
+def test_hf_generator_takes_the_parameters_of_hfgenerator() -> None:
+    from pytest_fairness.models.generators.base import HFGenerator, hf_generator
+
+    factory = inspect.signature(hf_generator)
+    assert factory.parameters == inspect.signature(HFGenerator).parameters
+    assert list(factory.parameters)[:3] == ["model", "tokenizer", "max_new_tokens"]
+    assert factory.return_annotation == "HFGenerator"
+    assert "transformers language model" in (hf_generator.__doc__ or "")
+    with pytest.raises(ConfigurationError, match="needs the tokenizer"):
+        HFGenerator(object())  # the class takes what the factory takes, and says the same
+    with pytest.raises(TypeError, match="temprature"):
+        hf_generator(object(), object(), temprature=0.5)  # type: ignore[call-arg]

@@ -15,8 +15,8 @@ from typing import Any
 from ...errors import ConfigurationError
 from ...types import TextModel
 from ..checks import check_cache_dir, check_labels
-from .base import Output
-from .families import MODEL_FAMILIES, check_accepted, family_of
+from .base import ModelAdapter, Output
+from .families import MODEL_FAMILIES, check_accepted
 from .family import ModelOptions, describe
 from .remote import LengthPolicy
 
@@ -162,13 +162,12 @@ def as_model(
         seed=seed,
         sleep=sleep,
     )
-    family = family_of(obj, options.name)
-    check_accepted(family, options)
-    with MODEL_FAMILIES.guard(family, "build"):
-        model = family.build(obj, options)
-    if not isinstance(model, TextModel):
-        raise ConfigurationError(
-            f"{MODEL_FAMILIES.label(family)} built {type(model).__name__} for "
-            f"{options.name}, which is not a pytest_fairness.TextModel; fix its build()"
-        )
+    family, model = MODEL_FAMILIES.make(
+        obj, options, refused=lambda: f"cannot use {options.name} as a model",
+        accept=lambda found: check_accepted(found, options))
+    # a built-in adapter is a TextModel; only another family's product is checked (the
+    # protocol check reads every member of the model)
+    if not isinstance(model, (ModelAdapter, TextModel)):
+        raise MODEL_FAMILIES.not_built(family, model, named=f"for {options.name}",
+                                       wanted="a pytest_fairness.TextModel")
     return model

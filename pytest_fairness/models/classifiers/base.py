@@ -1,36 +1,33 @@
 """`ModelAdapter`: what every adapter does, whatever the model behind it.
 
 It validates the input texts, deduplicates them, answers what it can from the prediction
-cache (in memory: the session's per model object; on disk: per `fingerprint=`), sends the
-rest to the model in batches, validates every output (shape, NaN/inf, ranges, rows summing
-to 1) and keeps the counters of `ModelStats`. A subclass only calls its model (`_call`)
-and turns the raw output into rows (`_convert`): class probabilities `("proba", (n, K))`
-or a single score `("score", (n, 1))`; `_interpret` reads the usual raw forms
-(probabilities, scores, labels, logits) for it.
+cache (in memory: the session's per model object; on disk: per `fingerprint=`) and sends
+the rest to the model in batches. A subclass only calls its model (`_call`) and turns the
+raw output into rows (`_convert`): class probabilities `("proba", (n, K))` or a single
+score `("score", (n, 1))`; `_interpret` reads the usual raw forms (probabilities, scores,
+labels, logits) for it.
 
-Labels of a single-score model come from the one threshold resolver,
-`models.classifiers.thresholds.unit_threshold`; the run's defaults from `models.defaults`.
+What needs no model lives beside it: the form of the rows, their reading, checks and
+assembly (`rows.RowForm`), the counters of `ModelStats` (`counters.AdapterCounters`) and
+the score range and own threshold (`thresholds.Scale`, fixed where the adapter is made).
+The run's settings (cache size and directory, batch size, threshold) are read from
+`models.defaults` once per request. Labels of a single-score model come from the one
+threshold resolver, `models.classifiers.thresholds`.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Hashable, Sequence
 from itertools import repeat
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import numpy as np
 
-from ...errors import (
-    ConfigurationError,
-    FairnessError,
-    ModelCallError,
-    ModelOutputError,
-    NothingJudgedError,
-)
+from ...errors import ConfigurationError, FairnessError, ModelCallError
 from ...runtime.printable import printable
 from ...runtime.progress import progress
 from ...runtime.stack import on_fresh_stack
+from ...settings import Settings
 from ...types import FloatArray, ModelStats
 from ...validation import check_texts
 from ..batching import DEFAULT_BATCH_SIZE, MAX_BATCH, Batching, size_for
@@ -54,21 +51,15 @@ from .cache import (
     open_disk_cache,
     stable_config,
 )
-from .distinct import DistinctCount
-from .outputs import as_array, numeric, short, show_row, sigmoid, softmax
-from .thresholds import unit_threshold
+from .counters import AdapterCounters
+from .outputs import short, show_row
+from .rows import SUM_TOLERANCE, Output, RowForm
+from .thresholds import Scale
 
 __all__ = ["SKIPPED_LABEL", "SUM_TOLERANCE", "Batch", "Kind", "ModelAdapter", "Output", "Row"]
 
-Output = Literal["auto", "proba", "score", "labels", "logits"]
-"""How to read a model's raw output; see `as_model`."""
-
 #: Label `predict` gives a text a remote scorer skipped (too long; see `as_model`).
 SKIPPED_LABEL = "<skipped>"
-#: How far a row of probabilities may sum from 1.
-SUM_TOLERANCE = 1e-4
-
-_SHOWN = 5  # offending rows shown in an error message
 
 
 #: Texts to score and what is sent to the model for each (the same list unless a remote
@@ -96,15 +87,6 @@ def _positions(keys: list[str], missing: list[str], at: list[int] | None) -> lis
     return out
 
 
-def _is_number(text: str) -> bool:
-    """Whether `text` reads as a number ("0.5", "-1e3")."""
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _one_row(row: FloatArray) -> FloatArray:
     """A stored row as a read-only block of one row (the in-memory cache's `Entry`)."""
     block = np.array(row, dtype=np.float64).reshape(1, -1)
@@ -113,7 +95,8 @@ def _one_row(row: FloatArray) -> FloatArray:
 
 
 class ModelAdapter:
-    """Batching, deduplication, caching, validation and counters for every adapter.
+    """Deduplication, caching, batching and the calls, for every adapter; the rows' form,
+    reading and checks are its `RowForm`, its counters an `AdapterCounters`.
 
     Subclasses implement `_call` (run the model on a list of texts) and `_convert` (turn
     its raw output into rows: `("proba", (n, K))` or `("score", (n, 1))`, usually through
@@ -157,13 +140,11 @@ class ModelAdapter:
         self._name = name
         self._config = config
         self._labels = check_labels(labels)
-        self._target = check_target(target)
-        self._kind = kind
-        self._k: int | None = (
-            2 if kind == "score" else len(self._labels) if self._labels is not None else None
-        )
-        self._range = check_score_range(score_range)
+        self._row_form = RowForm(name, self._labels, check_target(target), kind,
+                                 check_score_range(score_range), self._hint)
         self._threshold = check_threshold(threshold)
+        #: The score range and own threshold, fixed here (`thresholds.scale_of` reads it).
+        self.decision_scale = Scale(self._row_form.range, self._threshold)
         self._batch_size = check_batch_size(batch_size)
         self._cache_size = check_cache_size(cache_size)
         self._fingerprint = None if fingerprint is None else check_fingerprint(fingerprint)
@@ -171,14 +152,9 @@ class ModelAdapter:
         self._disk_config = stable_config(config)
         self._store: tuple[str, DiskCache] | None = None
         self._private_cache: PredictionCache | None = None
-        self._lock = threading.Lock()
-        self._counts = dict.fromkeys(
-            ("requested", "cache_hits", "unique_scored", "calls", "retries", "truncated"), 0
-        )
-        self._skipped: dict[str, None] = {}
-        # Distinct texts sent to the model: exact to 100,000, then a 16 KiB sketch (a set
-        # of every text's hash grew 87 bytes a text, without bound)
-        self._scored = DistinctCount()
+        self._counters = AdapterCounters()
+        self._lock = self._counters.lock  # subclasses guard `_skipped` with it
+        self._skipped = self._counters.skipped
         if self._labels is not None:
             if len(set(self._labels)) != len(self._labels) or len(self._labels) < 2:
                 raise ConfigurationError(
@@ -190,7 +166,7 @@ class ModelAdapter:
                     f"classes (negative, positive), got {self._labels!r}"
                 )
             if target is not None:
-                self._target_index(len(self._labels))
+                self._row_form.target_index(len(self._labels))
 
     # ------------------------------------------------------------------ TextModel
 
@@ -202,22 +178,18 @@ class ModelAdapter:
         columns it returns (then "0", "1", ...). Never raises: `isinstance(x, TextModel)`
         reads it.
         """
-        if self._labels is not None:
-            return self._labels
-        if self._k is not None:
-            return self._default_labels(self._k)
-        return ()
+        return self._row_form.names
 
     @property
     def output_kind(self) -> Kind | None:
         """"score" (one score per text) or "proba" (class probabilities); None until the
         first prediction shows it, for a callable read with `output="auto"`."""
-        return self._kind
+        return self._row_form.kind
 
     @property
     def score_range(self) -> tuple[float, float]:
         """The range of `score()`: `score_range=` for a single-score model, else (0, 1)."""
-        return self._range
+        return self._row_form.range
 
     @property
     def threshold(self) -> float | None:
@@ -227,15 +199,13 @@ class ModelAdapter:
     @property
     def stats(self) -> ModelStats:
         """Counters of requests, cache hits, model calls, retries, skipped/truncated texts."""
-        with self._lock:
-            return ModelStats(skipped=len(self._skipped), **self._counts)
+        return self._counters.stats()
 
     @property
     def skipped(self) -> tuple[str, ...]:
         """Texts never sent to the model because they exceed `max_length` (remote scorers
         with `length_policy="skip"`); their rows are NaN. Empty for other adapters."""
-        with self._lock:
-            return tuple(self._skipped)
+        return self._counters.skipped_texts()
 
     def predict_proba(self, texts: Sequence[str]) -> FloatArray:
         """Class probabilities, shape (n, K), rows summing to 1 (NaN rows for skipped texts).
@@ -243,12 +213,12 @@ class ModelAdapter:
         A single-score model gives `[1 - p, p]`, p its score mapped from `score_range`
         to [0, 1].
         """
-        return self._proba_of(*self._rows(texts))
+        return self._row_form.proba_of(*self._rows(texts))
 
     def score(self, texts: Sequence[str]) -> FloatArray:
         """Shape (n,): a single-score model's score as it returned it; otherwise the
         probability of the `target` class (default: index 1 of a binary model)."""
-        return self._score_of(*self._rows(texts))
+        return self._row_form.score_of(*self._rows(texts))
 
     def outputs(self, texts: Sequence[str]) -> tuple[FloatArray, FloatArray]:
         """`(predict_proba(texts), score(texts))` from one pass over the model and cache,
@@ -256,25 +226,7 @@ class ModelAdapter:
         Raises what `score` raises (a model with more than two classes and no `target`).
         """
         kind, rows = self._rows(texts)
-        return self._proba_of(kind, rows), self._score_of(kind, rows)
-
-    def _proba_of(self, kind: Kind | None, rows: FloatArray) -> FloatArray:
-        if kind == "score":
-            p = self._unit(rows[:, 0])
-            return np.column_stack([1.0 - p, p])
-        return rows
-
-    def _score_of(self, kind: Kind | None, rows: FloatArray) -> FloatArray:
-        if len(rows) == 0:
-            return np.zeros(0)
-        if kind == "score":
-            if self._target is not None and self._target_index(2) != 1:
-                raise ConfigurationError(
-                    f"{self._name} gives one score per text, the score of its positive label "
-                    f"{self.labels[1]!r}; drop target={self._target!r} (or use 1 - score)"
-                )
-            return rows[:, 0].copy()
-        return rows[:, self._target_index(rows.shape[1])].copy()
+        return self._row_form.proba_of(kind, rows), self._row_form.score_of(kind, rows)
 
     def predict(self, texts: Sequence[str]) -> list[str]:
         """The predicted label of each text: the most probable class, or for a single-score
@@ -286,8 +238,8 @@ class ModelAdapter:
         labels = self.labels
         missing = np.isnan(rows.sum(axis=1)).tolist()
         if kind == "score":
-            threshold = unit_threshold(self, run_threshold=run_settings().threshold)
-            index = (self._unit(rows[:, 0]) >= threshold).astype(int)
+            threshold = self.decision_scale.unit(run_settings().threshold)
+            index = (self._row_form.unit(rows[:, 0]) >= threshold).astype(int)
         else:
             index = np.argmax(np.where(np.isnan(rows), -1.0, rows), axis=1)
         return [
@@ -307,9 +259,6 @@ class ModelAdapter:
         """Turn the raw output for `texts` into rows."""
         raise NotImplementedError
 
-    def _default_labels(self, k: int) -> tuple[str, ...]:
-        return tuple(str(i) for i in range(k))
-
     def _lengths(self, texts: list[str]) -> list[int]:
         """What a text costs in a batch padded to its longest, for `_sort_by_length`:
         its characters here; transformers adapters count tokens."""
@@ -322,7 +271,7 @@ class ModelAdapter:
 
     def _invoke(self, texts: list[str]) -> Any:
         """`_call` counted, with its exceptions wrapped in `ModelCallError`."""
-        self._bump("calls")
+        self._counters.bump("calls")
         try:
             # a copy: a model that sorts or clears its input must not reorder our rows
             return on_fresh_stack(self._call, list(texts))
@@ -340,13 +289,12 @@ class ModelAdapter:
     # ------------------------------------------------------------------ machinery
 
     def _bump(self, counter: str, n: int = 1) -> None:
-        with self._lock:
-            self._counts[counter] += n
+        self._counters.bump(counter, n)
 
-    def _cache(self) -> PredictionCache | None:
+    def _cache(self, settings: Settings) -> PredictionCache | None:
         """The in-memory cache: the session's for this model, else the adapter's own;
-        None when caching is off (`cache_size=0` or `--fairness-no-cache`)."""
-        settings = run_settings()
+        None when caching is off (`cache_size=0` or `--fairness-no-cache` in the run's
+        `settings`)."""
         size = self._cache_size if self._cache_size is not None else settings.cache_size
         if size == 0 or settings.no_cache:
             return None
@@ -357,12 +305,12 @@ class ModelAdapter:
             self._private_cache = PredictionCache(size)
         return self._private_cache
 
-    def _disk(self) -> DiskCache | None:
+    def _disk(self, settings: Settings) -> DiskCache | None:
         """The persistent store of this model's fingerprint, when it has one and a cache
-        directory is set (argument, else `--fairness-cache-dir`); None otherwise."""
+        directory is set (argument, else `--fairness-cache-dir` in the run's `settings`);
+        None otherwise."""
         if self._fingerprint is None:
             return None
-        settings = run_settings()
         directory = self._cache_dir or settings.cache_dir
         size = self._cache_size if self._cache_size is not None else settings.cache_size
         if not directory or settings.no_cache or size == 0:
@@ -378,8 +326,9 @@ class ModelAdapter:
         hits, misses, rows written, damaged rows, why it was turned off), each None
         when not in use. `stats.cache_hits` counts the texts of this adapter answered by
         either."""
-        memory = self._cache()
-        disk = self._disk()
+        settings = run_settings()
+        memory = self._cache(settings)
+        disk = self._disk(settings)
         if disk is None and self._store is not None and self._store[1].broken:
             disk = self._store[1]  # show why it was turned off
         return {
@@ -395,9 +344,8 @@ class ModelAdapter:
         self, batch: Batch, kind: Kind, rows: FloatArray, store: Callable[..., None]
     ) -> None:
         texts, sent = batch
-        self._check(kind, rows, sent)
-        with self._lock:  # each distinct text once, whichever thread scored it (again)
-            self._counts["unique_scored"] += self._scored.add(texts)
+        self._row_form.check(kind, rows, sent)
+        self._counters.scored(texts)  # each distinct text once, whichever thread scored it
         store(texts, kind, rows)
 
     def _rows(self, texts: Sequence[str]) -> tuple[Kind | None, FloatArray]:
@@ -408,8 +356,10 @@ class ModelAdapter:
         deduplicated once, looked up and stored in the cache in bulk, and each batch's
         rows land in one array by index."""
         texts = check_texts(texts)
-        self._bump("requested", len(texts))
-        cache = self._cache()
+        self._counters.bump("requested", len(texts))
+        settings = run_settings()  # the run's settings, read once a request
+        form = self._row_form
+        cache = self._cache(settings)
         config = self._config
         unique = list(dict.fromkeys(texts))
         # what the caches answered: positions in `unique` and their entries
@@ -426,15 +376,16 @@ class ModelAdapter:
                 hit_entries = [found[i] for i in hit_at]  # type: ignore[misc]
                 missing = [unique[i] for i in at]
                 kind, block, index = hit_entries[0]
-                self._adopt(kind, block[index])
-        disk = self._disk() if missing else None
+                form.adopt(kind, block[index])
+        # no persistent store without a fingerprint: not even asked for one
+        disk = self._disk(settings) if missing and self._fingerprint is not None else None
         if disk is not None:
             stored: dict[str, Row] = {}
             unsound: list[str] = []
             for text, hit in disk.get_many(self._disk_config, missing).items():
-                if not self._fits(*hit):
+                if not form.fits(*hit):
                     continue  # another shape: scored again, not damaged
-                problem = self._unsound(*hit)
+                problem = form.unsound(*hit)
                 if problem is None:
                     stored[text] = hit
                 else:
@@ -444,7 +395,7 @@ class ModelAdapter:
             if stored:
                 entries = {text: (kind, _one_row(row), 0) for text, (kind, row) in stored.items()}
                 for kind, row in stored.values():
-                    self._adopt(kind, row)
+                    form.adopt(kind, row)
                 if cache is not None:
                     cache.put_many(config, list(entries), list(entries.values()))
                 places = at if at is not None else range(len(missing))
@@ -458,12 +409,12 @@ class ModelAdapter:
                         hit_entries.append(entry)
                 at = keep
                 missing = [unique[i] for i in keep]
-        self._bump("cache_hits", len(hit_at))
+        self._counters.bump("cache_hits", len(hit_at))
 
         work = self._prepare(missing)
         if work[0] is not missing:  # a remote scorer skipped some: where the rest are
             at = _positions(work[0], missing, at)
-        size = self._batch_size or run_settings().batch_size
+        size = self._batch_size or settings.batch_size
         if size is None and self._batching == "whole":
             size = MAX_BATCH
         elif size is None and self._batching == "fixed":
@@ -517,215 +468,8 @@ class ModelAdapter:
             finally:
                 if disk is not None:
                     disk.flush()
-        return self._kind, self._assemble(texts, unique, (hit_at, hit_entries),
-                                          (work[0], at), fresh)
-
-    def _assemble(
-        self,
-        texts: list[str],
-        unique: list[str],
-        hits: tuple[list[int], list[Entry]],
-        work: tuple[list[str], list[int] | None],
-        fresh: list[tuple[list[str], FloatArray]],
-    ) -> FloatArray:
-        """The rows of `texts` in order: `hits` (positions in `unique`, and their entries
-        from the caches) and the `fresh` blocks of the batches scored now, each a slice
-        of the texts sent (`work`: those texts and their positions in `unique`, None when
-        they are `unique` in order), placed by index; NaN for a text the model skipped.
-
-        No dictionary of every text: a block finds its place by its offset in the texts
-        sent (a text's identity checked at the expected offset), and a dictionary of
-        `unique` is built only when `texts` repeats some."""
-        if self._kind is not None:
-            width = 1 if self._kind == "score" else self._k
-        elif not texts:
-            width = len(self._labels) if self._labels is not None else 0
-        elif self._labels is not None:  # every text was skipped; nothing seen yet
-            self._kind, self._k = "proba", len(self._labels)
-            width = self._k
-        else:
-            reason = (f"every text was skipped (longer than max_length) and {self._name} has "
-                      "not scored any text yet, so its number of classes is unknown")
-            raise NothingJudgedError(f"{reason}; pass labels=(...) to as_model, and texts "
-                                     "the model scores", reason=reason)
-        assert width is not None
-        hit_at, entries = hits
-        keys, at = work
-        if len(fresh) == 1 and not hit_at and at is None and len(unique) == len(texts):
-            return np.array(fresh[0][1])  # one batch answered every text, in order
-        out = np.full((len(unique), width), np.nan)
-        if hit_at:
-            blocks: dict[int, tuple[FloatArray, list[int], list[int]]] = {}
-            for position, (_, block, index) in zip(hit_at, entries, strict=True):
-                group = blocks.setdefault(id(block), (block, [], []))
-                group[1].append(position)
-                group[2].append(index)
-            for block, positions, indices in blocks.values():  # one copy per cached block
-                out[positions] = block[indices]
-        places = None if at is None else np.asarray(at, dtype=np.intp)
-        offset = 0
-        first: dict[int, int] | None = None  # id of a text sent -> its offset, if needed
-        for batch, block in fresh:
-            if not (offset < len(keys) and keys[offset] is batch[0]):  # scored out of order
-                if first is None:
-                    first = dict(zip(map(id, keys), range(len(keys)), strict=True))
-                offset = first[id(batch[0])]
-            end = offset + len(batch)
-            if places is None:
-                out[offset:end] = block
-            else:
-                out[places[offset:end]] = block
-            offset = end
-        if len(unique) != len(texts):
-            where = dict(zip(unique, range(len(unique)), strict=True))
-            return out[np.fromiter(map(where.__getitem__, texts), dtype=np.intp,
-                                   count=len(texts))]
-        return out
-
-    def _fits(self, kind: Kind, row: FloatArray) -> bool:
-        """Whether a stored row has the kind and width this adapter returns (a row that
-        does not is scored again rather than trusted)."""
-        if self._kind is not None and kind != self._kind:
-            return False
-        width = 1 if kind == "score" else self._k
-        return width is None or len(row) == width
-
-    def _unsound(self, kind: Kind, row: FloatArray) -> str | None:
-        """Why a stored row would fail the checks of a fresh prediction (NaN or inf, a
-        score outside `score_range`, probabilities outside [0, 1] or not summing to 1),
-        or None when it passes them: the cache is trusted no more than the model."""
-        if not np.isfinite(row).all():
-            return "NaN or infinite"
-        if kind == "score":
-            lo, hi = self._range
-            if not lo <= float(row[0]) <= hi:
-                return f"outside score_range=({lo:g}, {hi:g})"
-            return None
-        if ((row < 0.0) | (row > 1.0)).any():
-            return "probabilities outside [0, 1]"
-        if abs(float(row.sum()) - 1.0) > SUM_TOLERANCE:
-            return "probabilities not summing to 1"
-        return None
-
-    def _adopt(self, kind: Kind, row: FloatArray) -> None:
-        """Take the kind and K of a row from the shared cache when nothing was seen yet."""
-        if self._kind is None:
-            self._kind = kind
-            self._k = 2 if kind == "score" else len(row)
-
-    def _unit(self, scores: FloatArray) -> FloatArray:
-        lo, hi = self._range
-        return np.asarray((scores - lo) / (hi - lo), dtype=np.float64)
-
-    def _target_index(self, k: int) -> int:
-        target = self._target
-        if target is None:
-            if k == 2:
-                return 1
-            raise ConfigurationError(
-                f"{self._name} has {k} classes {self.labels!r}, so score() needs to know "
-                "which class to score: pass target=<label name or column index> to as_model"
-            )
-        if isinstance(target, str):
-            labels = self.labels
-            if target not in labels:
-                raise ConfigurationError(
-                    f"target={target!r} is not one of the labels {labels!r} of {self._name}"
-                )
-            return labels.index(target)
-        if not 0 <= target < k:
-            raise ConfigurationError(
-                f"target={target} is not a column index of {self._name}, which has {k} classes"
-            )
-        return target
-
-    def _check(self, kind: Kind, rows: FloatArray, texts: list[str]) -> None:
-        """Validate one batch of rows against the texts they answer."""
-        if rows.ndim != 2 or rows.shape[0] != len(texts):
-            raise ModelOutputError(
-                f"{self._name} returned output of shape {rows.shape} for a batch of "
-                f"{len(texts)} text(s) (first: {short(texts[0])}); it must return one "
-                "prediction per input text, in order"
-            )
-        if self._kind is not None and kind != self._kind:
-            what = {"score": "a single score per text", "proba": "class probabilities"}
-            raise ModelOutputError(
-                f"{self._name} returned {what[kind]} for the batch starting with "
-                f"{short(texts[0])}, but {what[self._kind]} for earlier batches; "
-                "its output must keep one form (pass output= to say which)"
-            )
-        bad = ~np.isfinite(rows).all(axis=1)
-        if bad.any():
-            raise self._output_error(
-                "returned NaN or infinite values",
-                texts,
-                rows,
-                bad,
-                "Fix the model: pytest-fairness never fills in missing predictions.",
-            )
-        if kind == "score":
-            if self._labels is not None and len(self._labels) != 2:
-                raise ConfigurationError(
-                    f"{self._name} returns one score per text, so labels= must name two "
-                    f"classes (negative, positive), got {self._labels!r}"
-                )
-            lo, hi = self._range
-            bad = (rows[:, 0] < lo) | (rows[:, 0] > hi)
-            if bad.any():
-                raise self._output_error(
-                    f"returned scores outside score_range=({lo}, {hi})",
-                    texts,
-                    rows,
-                    bad,
-                    "If the scores live in another range pass score_range=(lo, hi) (e.g. "
-                    "score_range=(-1.0, 1.0) for sentiment polarity); if they are logits "
-                    'pass output="logits".' + self._hint,
-                )
-        else:
-            k = rows.shape[1]
-            if self._k is not None and k != self._k:
-                source = "earlier batches" if self._kind is not None else "labels="
-                raise ModelOutputError(
-                    f"{self._name} returned {k} class columns for the batch starting with "
-                    f"{short(texts[0])}, but {source} had {self._k} "
-                    f"(labels {self._labels or self._default_labels(self._k)!r}); the number "
-                    "of classes must not change"
-                )
-            bad = ((rows < 0.0) | (rows > 1.0)).any(axis=1)
-            if bad.any():
-                raise self._output_error(
-                    "returned probabilities outside [0, 1]",
-                    texts,
-                    rows,
-                    bad,
-                    'If these are logits (unnormalised scores), pass output="logits" to '
-                    "apply a softmax." + self._hint,
-                )
-            bad = np.abs(rows.sum(axis=1) - 1.0) > SUM_TOLERANCE
-            if bad.any():
-                raise self._output_error(
-                    f"returned probability rows that do not sum to 1 (tolerance {SUM_TOLERANCE})",
-                    texts,
-                    rows,
-                    bad,
-                    'If these are logits (unnormalised scores), pass output="logits" to '
-                    "apply a softmax; a multi-label model needs one adapter per label."
-                    + self._hint,
-                )
-        if self._kind is None:
-            self._kind = kind
-            self._k = 2 if kind == "score" else rows.shape[1]
-
-    def _output_error(
-        self, problem: str, texts: Sequence[str], rows: Any, bad: Any, fix: str
-    ) -> ModelOutputError:
-        index = np.flatnonzero(bad)
-        lines = [f"{self._name} {problem} for {len(index)} of {len(texts)} text(s):"]
-        lines += [f"  {short(texts[i])} -> {show_row(rows[i])}" for i in index[:_SHOWN]]
-        if len(index) > _SHOWN:
-            lines.append(f"  ... and {len(index) - _SHOWN} more")
-        lines.append(fix)
-        return ModelOutputError("\n".join(lines))
+        return form.kind, form.assemble(texts, unique, (hit_at, hit_entries), (work[0], at),
+                                        fresh)
 
     def _call_error(
         self, texts: list[str], exc: Exception, attempts: int, note: str = ""
@@ -742,110 +486,5 @@ class ModelAdapter:
     # ------------------------------------------------------------------ output reading
 
     def _interpret(self, raw: Any, texts: list[str], output: Output) -> Row:
-        """Rows from a raw output read as `output` (see `as_model`)."""
-        arr = as_array(raw, texts, self._name)
-        n = len(texts)
-        if arr.ndim not in (1, 2) or arr.shape[0] != n:
-            raise ModelOutputError(
-                f"{self._name} returned output of shape {arr.shape} for a batch of {n} "
-                f"text(s) (first: {short(texts[0])}); it must return one prediction per "
-                "input text, in order: probabilities (n, K), scores (n,) or labels (n,)"
-            )
-        textual = arr.dtype.kind in "US" or (
-            arr.dtype.kind == "O" and all(isinstance(v, str) for v in arr.flat)
-        )
-        if output == "auto":
-            if arr.ndim == 1 and (textual or arr.dtype.kind in "iub"):
-                output = "labels"
-            elif arr.ndim == 1 or arr.shape[1] == 1:
-                output = "score"
-            else:
-                output = "proba"
-        if output == "labels":
-            return "proba", self._one_hot(arr, texts)
-        values = numeric(arr, texts, self._name)
-        bad = ~np.isfinite(values.reshape(n, -1)).all(axis=1)
-        if bad.any():
-            raise self._output_error(
-                "returned NaN or infinite values",
-                texts,
-                values,
-                bad,
-                "Fix the model: pytest-fairness never fills in missing predictions.",
-            )
-        single = values.ndim == 1 or values.shape[1] == 1
-        if output == "logits":
-            if single:
-                return "score", sigmoid(values.reshape(n, 1))
-            return "proba", softmax(values)
-        if output == "score":
-            if not single:
-                raise ModelOutputError(
-                    f'{self._name} was declared output="score" but returned {values.shape[1]} '
-                    f"columns per text (first text: {short(texts[0])}); pass "
-                    'output="proba" for probabilities or output="logits" for logits'
-                )
-            return "score", values.reshape(n, 1)
-        if single:
-            raise ModelOutputError(
-                f'{self._name} was declared output="{output}" but returned one number per '
-                f'text (first text: {short(texts[0])}); pass output="score" for a single '
-                "score"
-            )
-        return "proba", values
-
-    def _one_hot(self, arr: Any, texts: list[str]) -> FloatArray:
-        """One-hot probabilities of label outputs over `labels`."""
-        if arr.ndim != 1:
-            raise ModelOutputError(
-                f"{self._name} was read as returning labels but its output has shape "
-                f"{arr.shape}; labels must be one per text"
-            )
-        values = arr.tolist()
-        textual = arr.dtype.kind in "USO"
-        if textual and not all(isinstance(v, str) for v in values):
-            raise self._output_error(
-                "returned a mix of strings and other values",
-                texts,
-                arr,
-                np.ones(len(values), dtype=bool),
-                "Return one label (str or int) per text.",
-            )
-        labels = self._labels
-        if textual and labels is None:
-            seen = sorted(set(values))
-            if all(_is_number(v) for v in seen):
-                raise ModelOutputError(
-                    f"{self._name} returns numbers as strings (e.g. {seen[:3]!r}); return "
-                    "numbers (e.g. [float(x) for x in ...]), or pass output=\"labels\" "
-                    "with labels=(...) if they are class names"
-                )
-            example = tuple(seen) if len(seen) > 1 else (*seen, "<the other class>")
-            raise ConfigurationError(
-                f"{self._name} returns string labels (e.g. {seen[:4]!r}); pass "
-                "labels=(...) to as_model naming every class in a fixed order, e.g. "
-                f"labels={example!r}"
-            )
-        names = labels if labels is not None else ("0", "1")
-        index: list[int] = []
-        for v in values:
-            key = v if textual else str(int(v))
-            if key in names:
-                index.append(names.index(key))
-            elif not textual and labels is not None and 0 <= int(v) < len(labels):
-                index.append(int(v))
-            else:
-                index.append(-1)
-        bad = np.array([i < 0 for i in index])
-        if bad.any():
-            raise self._output_error(
-                f"returned labels outside labels={names!r}",
-                texts,
-                arr,
-                bad,
-                "Pass labels=(...) naming every class the model returns (integer labels are "
-                "matched by name, then used as column indices).",
-            )
-        rows = np.zeros((len(values), len(names)))
-        rows[np.arange(len(values)), index] = 1.0
-        return rows
+        """Rows from a raw output read as `output` (see `as_model`; `RowForm.interpret`)."""
+        return self._row_form.interpret(raw, texts, output)

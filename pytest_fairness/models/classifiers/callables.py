@@ -27,7 +27,7 @@ class CallableModel(ModelAdapter):
         self._output = output
         super().__init__(fn, kind="score" if output == "score" else None, **common)
         if output == "labels" and self._labels is None:
-            self._k = 2  # integer/bool labels default to ("0", "1")
+            self._row_form.k = 2  # integer/bool labels default to ("0", "1")
 
     def _call(self, texts: list[str]) -> Any:
         # `texts` is already the adapter's copy; a second, kept here, shows whether the

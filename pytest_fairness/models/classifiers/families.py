@@ -103,8 +103,8 @@ class TransformersFamily(ModelFamily):
     description = "a transformers model with tokenizer=<its tokenizer>;"
     options = frozenset({"tokenizer"})
 
-    def detect(self, obj: object) -> bool:
-        return is_transformers_model(obj)
+    #: a transformers model (`hf.is_transformers_model`): the predicate itself
+    detect = staticmethod(is_transformers_model)
 
     def build(self, obj: object, options: ModelOptions) -> TextModel:
         tokenizer = _tokenizer(options)
@@ -270,8 +270,6 @@ def _check_options(name: str, family: ModelFamily) -> None:
 MODEL_FAMILIES: FamilyRegistry[ModelFamily] = FamilyRegistry(
     "model adapter family",
     base=ModelFamily,
-    shown="pytest_fairness.models.ModelFamily",
-    needs="detect(obj) and build(obj, options)",
     builtin=BUILTIN_FAMILIES,
     build=Signature(2, shown="build(self, obj, options) -> TextModel"),
     hint="pytest_fairness.models.register_model_family(MyFamily())",
@@ -303,8 +301,8 @@ def model_families() -> tuple[ModelFamily, ...]:
 def family_of(obj: object, name: str | None = None) -> ModelFamily:
     """The first family (in `model_families` order) whose `detect` recognises `obj`;
     `ConfigurationError` listing what `as_model` accepts when none does."""
-    return MODEL_FAMILIES.first(obj, lambda families: (
-        f"cannot use {name or describe(obj)} as a model.\n{accepted_models(families)}"))
+    return MODEL_FAMILIES.first(obj, MODEL_FAMILIES.refusal(
+        f"cannot use {name or describe(obj)} as a model"))
 
 
 def check_accepted(family: ModelFamily, options: ModelOptions) -> None:

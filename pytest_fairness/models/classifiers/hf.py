@@ -27,6 +27,7 @@ __all__ = [
     "TransformersModel",
     "is_pipeline",
     "is_transformers_model",
+    "is_transformers_object",
     "token_counts",
 ]
 
@@ -177,6 +178,16 @@ def is_transformers_model(obj: object) -> bool:
         and hasattr(obj, "config")
         and hasattr(obj, "get_input_embeddings")
     )
+
+
+def is_transformers_object(obj: object) -> bool:
+    """Whether `obj` is a transformers pipeline (of any task) or model: `is_pipeline` or
+    `is_transformers_model`, with one look at its classes."""
+    modules = [c.__module__ for c in type(obj).__mro__]
+    if not any(m.startswith("transformers") for m in modules):
+        return False
+    return any(m.startswith("transformers.pipelines") for m in modules) or (
+        hasattr(obj, "config") and hasattr(obj, "get_input_embeddings"))
 
 
 def is_pipeline(obj: object) -> bool:

@@ -15,16 +15,20 @@ A model with class probabilities is labelled by argmax unless a threshold is pas
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...errors import ConfigurationError
 from ...types import TextModel
 from ...validation import check_number
 
 __all__ = [
     "DEFAULT_THRESHOLD",
+    "Scale",
     "decision_threshold",
     "model_score_range",
     "output_kind",
     "own_threshold",
+    "scale_of",
     "score_threshold",
     "unit_threshold",
 ]
@@ -43,21 +47,67 @@ def output_kind(model: TextModel) -> str | None:
     return kind if isinstance(kind, str) else None
 
 
-def model_score_range(model: TextModel) -> tuple[float, float]:
-    """The range of `model.score()`: the adapter's `score_range` (e.g. (-1, 1) for a
-    sentiment polarity callable), (0, 1) for probability models and unknown models."""
-    found = getattr(model, "score_range", None)
+def _range_of(found: object) -> tuple[float, float]:
     if isinstance(found, tuple) and len(found) == 2:
         return float(found[0]), float(found[1])
     return 0.0, 1.0
 
 
-def own_threshold(model: TextModel) -> float | None:
-    """The model's own `as_model(threshold=...)` (in [0, 1]), or None."""
-    found = getattr(model, "threshold", None)
+def _own_of(found: object) -> float | None:
     if isinstance(found, bool) or not isinstance(found, (int, float)):
         return None
     return float(found)
+
+
+@dataclass(frozen=True)
+class Scale:
+    """What the resolver reads of a model, read once (`scale_of`): the range of its
+    `score()` and its own `as_model(threshold=...)` (in [0, 1], or None)."""
+
+    score_range: tuple[float, float]
+    own: float | None
+
+    def unit(self, run_threshold: float = DEFAULT_THRESHOLD) -> float:
+        """The threshold in [0, 1] the model labels at: its own, else the run's."""
+        return self.own if self.own is not None else float(run_threshold)
+
+    def score_threshold(self, threshold: float | None = None, *,
+                        run_threshold: float = DEFAULT_THRESHOLD,
+                        score_range: tuple[float, float] | None = None) -> float:
+        """`score_threshold` of the model this scale was read from."""
+        lo, hi = self.score_range if score_range is None else score_range
+        if threshold is not None:
+            t = check_number(threshold, "threshold")
+            if not lo <= t <= hi:
+                whose = "the model's score range" if score_range is None else "the score range"
+                raise ConfigurationError(
+                    f"threshold={threshold} is outside {whose} [{lo}, {hi}]; "
+                    "pass a threshold inside it (it applies to model.score())"
+                )
+            return t
+        return lo + self.unit(run_threshold) * (hi - lo)
+
+
+def scale_of(model: TextModel) -> Scale:
+    """The model's `Scale`, its two attributes read once: a relation resolves its score
+    range and threshold from it rather than asking the model for each. An `as_model`
+    adapter fixed its own where it was made (`decision_scale`)."""
+    fixed = getattr(model, "decision_scale", None)
+    if isinstance(fixed, Scale):
+        return fixed
+    return Scale(_range_of(getattr(model, "score_range", None)),
+                 _own_of(getattr(model, "threshold", None)))
+
+
+def model_score_range(model: TextModel) -> tuple[float, float]:
+    """The range of `model.score()`: the adapter's `score_range` (e.g. (-1, 1) for a
+    sentiment polarity callable), (0, 1) for probability models and unknown models."""
+    return _range_of(getattr(model, "score_range", None))
+
+
+def own_threshold(model: TextModel) -> float | None:
+    """The model's own `as_model(threshold=...)` (in [0, 1]), or None."""
+    return _own_of(getattr(model, "threshold", None))
 
 
 def unit_threshold(model: TextModel, run_threshold: float = DEFAULT_THRESHOLD) -> float:
@@ -78,17 +128,8 @@ def score_threshold(
     `threshold` (in score space) when given, checked against the score range; else
     `unit_threshold` mapped into the range (`score_range`, default the model's).
     """
-    lo, hi = model_score_range(model) if score_range is None else score_range
-    if threshold is not None:
-        t = check_number(threshold, "threshold")
-        if not lo <= t <= hi:
-            whose = "the model's score range" if score_range is None else "the score range"
-            raise ConfigurationError(
-                f"threshold={threshold} is outside {whose} [{lo}, {hi}]; "
-                "pass a threshold inside it (it applies to model.score())"
-            )
-        return t
-    return lo + unit_threshold(model, run_threshold) * (hi - lo)
+    return scale_of(model).score_threshold(threshold, run_threshold=run_threshold,
+                                           score_range=score_range)
 
 
 def decision_threshold(

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ...errors import ConfigurationError, ModelCallError, ModelOutputError
 from ...runtime.progress import Advance, progress
+from ...runtime.signatures import same_parameters
 from ...runtime.stack import on_fresh_stack
 from ...runtime.threads import torch_threads
 from ...validation import check_bool, check_int, check_number, check_text
@@ -95,6 +96,8 @@ def sample_continuations(
     calls). The answers do not depend on the order the calls finish in. The first error
     stops the calls not yet started, lets those running finish, and is raised."""
     many = getattr(generator, "generate_many", None)
+    # one unit a call, prepared here: the calls below see a call and its prompts, never
+    # the generator (a seed's prompts to generate_many, or one prompt to the generator)
     units: list[tuple[list[int], Any]] = []
     if callable(many):
         by_seed: dict[int, list[int]] = {}
@@ -102,10 +105,12 @@ def sample_continuations(
             by_seed.setdefault(s, []).append(k)
         for s, indices in by_seed.items():
             texts = [prompts[k][0] for k in indices]
-            units.append((indices, functools.partial(_many, many, texts, n, s)))
+            units.append((indices, functools.partial(
+                _checked, functools.partial(many, texts, n, s), texts, n, True)))
     else:
         for k, (prompt, s) in enumerate(prompts):
-            units.append(([k], functools.partial(_one_call, generator, prompt, n, s)))
+            units.append(([k], functools.partial(
+                _checked, functools.partial(generator, prompt, n, s), [prompt], n, False)))
     out: list[list[str]] = [[] for _ in prompts]
     workers = min(generator_concurrency(generator), len(units))
     with progress(len(prompts) * n, "generating continuations", unit="samples",
@@ -135,10 +140,13 @@ def sample_continuations(
         return out
 
 
-def _many(many: Any, texts: list[str], n: int, seed: int) -> list[list[str]]:
-    """One `generate_many(texts, n, seed)` call, checked."""
-    got = _call(functools.partial(many, texts, n, seed),
-                texts[0] if len(texts) == 1 else texts)
+def _checked(run: Any, texts: list[str], n: int, many: bool) -> list[list[str]]:
+    """One prepared call `run` of the generator, checked: `generate_many(texts, n, seed)`
+    (`many`: one list of n continuations per prompt) or `generator(prompt, n, seed)` for
+    the one prompt of `texts`."""
+    got = _call(run, texts[0] if len(texts) == 1 else texts)
+    if not many:
+        return [_check_samples(got, texts[0], n)]
     if isinstance(got, str) or not isinstance(got, Sequence) or len(got) != len(texts):
         raise ModelOutputError(
             f"the generator's generate_many returned {type(got).__name__} for "
@@ -146,10 +154,6 @@ def _many(many: Any, texts: list[str], n: int, seed: int) -> list[list[str]]:
             "prompt"
         )
     return [_check_samples(items, prompt, n) for prompt, items in zip(texts, got, strict=True)]
-
-
-def _one_call(generator: TextGenerator, prompt: str, n: int, seed: int) -> list[list[str]]:
-    return [_sample(generator, prompt, n, seed)]
 
 
 def _call(run: Any, prompt: object) -> Any:
@@ -211,7 +215,7 @@ class HFGenerator:
     def __init__(
         self,
         model: Any,
-        tokenizer: Any,
+        tokenizer: Any = None,
         *,
         max_new_tokens: int = 50,
         temperature: float = 1.0,
@@ -224,6 +228,7 @@ class HFGenerator:
         chat: bool = False,
         system: str | None = None,
     ) -> None:
+        model, tokenizer = _model_and_tokenizer(model, tokenizer)
         self.model = model
         self.tokenizer = tokenizer
         self.stop = check_stop(stop)
@@ -257,6 +262,11 @@ class HFGenerator:
         self.num_threads = (
             None if num_threads is None else check_int(num_threads, "num_threads", minimum=1)
         )
+        if not hasattr(model, "generate"):
+            raise ConfigurationError(
+                f"{type(model).__name__} has no generate(); pass a transformers language "
+                "model (e.g. AutoModelForCausalLM) or a text-generation pipeline"
+            )
 
     def __repr__(self) -> str:
         chat = ", chat=True" if self.chat else ""
@@ -575,21 +585,28 @@ class _SeededSampler:
         return out.scatter(1, picked, 0.0)
 
 
-def hf_generator(
-    model: Any,
-    tokenizer: Any = None,
-    *,
-    max_new_tokens: int = 50,
-    temperature: float = 1.0,
-    top_k: int | None = None,
-    top_p: float | None = None,
-    batch_size: int | None = None,
-    trim_unfinished: bool = True,
-    num_threads: int | None = None,
-    stop: str | Sequence[str] | None = None,
-    chat: bool = False,
-    system: str | None = None,
-) -> HFGenerator:
+def _model_and_tokenizer(model: Any, tokenizer: Any) -> tuple[Any, Any]:
+    """The language model and its tokenizer from what `hf_generator` takes: a
+    ``(model, tokenizer)`` pair, a text-generation pipeline, or a model with its tokenizer."""
+    if isinstance(model, tuple) and len(model) == 2 and tokenizer is None:
+        model, tokenizer = model
+    elif hasattr(model, "model") and hasattr(model, "tokenizer") and tokenizer is None:
+        task = getattr(model, "task", None)
+        if task is not None and task != "text-generation":
+            raise ConfigurationError(
+                f"hf_generator needs a text-generation pipeline, got task {task!r}"
+            )
+        model, tokenizer = model.model, model.tokenizer
+    if tokenizer is None:
+        raise ConfigurationError(
+            "hf_generator needs the tokenizer: hf_generator(model, tokenizer), "
+            "hf_generator((model, tokenizer)) or a text-generation pipeline"
+        )
+    return model, tokenizer
+
+
+@same_parameters(HFGenerator)
+def hf_generator(*args: Any, **kwargs: Any) -> HFGenerator:
     """A `TextGenerator` from a transformers language model, for `generation_bias`
     (counterfactual-sentiment-bias, Appendix B: sampled continuations of up to 50 tokens
     at temperature 1.0, unfinished sentences removed).
@@ -621,38 +638,4 @@ def hf_generator(
     `openai_generator`). All three enter `fingerprint`, so a changed option makes new
     cache keys in `cached_generator`.
     """
-    if isinstance(model, tuple) and len(model) == 2 and tokenizer is None:
-        model, tokenizer = model
-    elif hasattr(model, "model") and hasattr(model, "tokenizer") and tokenizer is None:
-        task = getattr(model, "task", None)
-        if task is not None and task != "text-generation":
-            raise ConfigurationError(
-                f"hf_generator needs a text-generation pipeline, got task {task!r}"
-            )
-        model, tokenizer = model.model, model.tokenizer
-    if tokenizer is None:
-        raise ConfigurationError(
-            "hf_generator needs the tokenizer: hf_generator(model, tokenizer), "
-            "hf_generator((model, tokenizer)) or a text-generation pipeline"
-        )
-    if not hasattr(model, "generate"):
-        raise ConfigurationError(
-            f"{type(model).__name__} has no generate(); pass a transformers language model "
-            "(e.g. AutoModelForCausalLM) or a text-generation pipeline"
-        )
-    if batch_size is not None:
-        check_int(batch_size, "batch_size", minimum=1)
-    return HFGenerator(
-        model,
-        tokenizer,
-        max_new_tokens=max_new_tokens,
-        temperature=temperature,
-        top_k=top_k,
-        top_p=top_p,
-        batch_size=batch_size,
-        trim_unfinished=trim_unfinished,
-        num_threads=num_threads,
-        stop=stop,
-        chat=chat,
-        system=system,
-    )
+    return HFGenerator(*args, **kwargs)

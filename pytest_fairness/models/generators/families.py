@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import weakref
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, cast
+from typing import ClassVar, cast
 
-from ...errors import ConfigurationError
 from ...registry import Signature
-from ..classifiers.hf import is_pipeline, is_transformers_model
+from ..classifiers.hf import is_transformers_model, is_transformers_object
 from ..family_registry import FamilyRegistry
 from ..llm.local_server import LocalServer
 from ..llm.openai_api import OpenAIGenerator, openai_generator
@@ -133,7 +132,7 @@ class TransformersGeneratorFamily(GeneratorFamily):
     def detect(self, obj: object) -> bool:
         if isinstance(obj, tuple):
             return len(obj) == 2 and is_transformers_model(obj[0])
-        return is_pipeline(obj) or is_transformers_model(obj)
+        return is_transformers_object(obj)
 
     def build(self, obj: object) -> TextGenerator:
         return hf_generator(obj)
@@ -196,8 +195,6 @@ BUILTIN_GENERATOR_FAMILIES: tuple[GeneratorFamily, ...] = (
 GENERATOR_FAMILIES: FamilyRegistry[GeneratorFamily] = FamilyRegistry(
     "generator family",
     base=GeneratorFamily,
-    shown="pytest_fairness.models.GeneratorFamily",
-    needs="detect(obj) and build(obj)",
     builtin=BUILTIN_GENERATOR_FAMILIES,
     build=Signature(1, shown="build(self, obj) -> TextGenerator"),
     hint="pytest_fairness.register_generator_family(MyFamily())",
@@ -231,17 +228,17 @@ def accepted_generators(families: tuple[GeneratorFamily, ...] | None = None) -> 
     return GENERATOR_FAMILIES.accepted(families)
 
 
+def _refused_head(obj: object, caller: str | None) -> str:
+    wanted = f"a text generator (a TextGenerator: {PROTOCOL})"
+    return (f"{caller} needs {wanted}, got {_describe(obj)}" if caller
+            else f"cannot use {_describe(obj)} as {wanted}")
+
+
 def generator_family_of(obj: object, caller: str | None = None) -> GeneratorFamily:
     """The first family (in `generator_families` order) whose `detect` recognises `obj`;
     `ConfigurationError` listing what `as_generator` accepts when none does (`caller`
     names the function that needed a generator)."""
-    def refused(families: tuple[GeneratorFamily, ...]) -> str:
-        wanted = f"a text generator (a TextGenerator: {PROTOCOL})"
-        first = (f"{caller} needs {wanted}, got {_describe(obj)}" if caller
-                 else f"cannot use {_describe(obj)} as {wanted}")
-        return f"{first}.\n{accepted_generators(families)}"
-
-    return GENERATOR_FAMILIES.first(obj, refused)
+    return GENERATOR_FAMILIES.first(obj, GENERATOR_FAMILIES.refusal(_refused_head(obj, caller)))
 
 
 def as_generator(obj: object, *, caller: str | None = None) -> TextGenerator:
@@ -258,15 +255,11 @@ def as_generator(obj: object, *, caller: str | None = None) -> TextGenerator:
     names who asked). Every relation on generated text calls it, so each accepts the same
     things.
     """
-    family = generator_family_of(obj, caller)
-    with GENERATOR_FAMILIES.guard(family, "build"):
-        generator: Any = family.build(obj)
-    if not (callable(generator) or callable(getattr(generator, "generate_many", None))):
-        raise ConfigurationError(
-            f"{GENERATOR_FAMILIES.label(family)} built {type(generator).__name__} from "
-            f"{_describe(obj)}, which is not a text generator ({PROTOCOL}); fix its build()"
-        )
-    return cast(TextGenerator, generator)
+    family, made = GENERATOR_FAMILIES.make(obj, refused=lambda: _refused_head(obj, caller))
+    if not (callable(made) or callable(getattr(made, "generate_many", None))):
+        raise GENERATOR_FAMILIES.not_built(family, made, named=f"from {_describe(obj)}",
+                                           wanted=f"a text generator ({PROTOCOL})")
+    return cast(TextGenerator, made)
 
 
 def _describe(obj: object) -> str:
