@@ -125,5 +125,7 @@ def test_wilson_ends_are_exact_at_zero_and_all_successes() -> None:
 
     for n in range(1, 60):
         low, high = wilson_interval([0, n], [n, n], 1.96)
-        assert low[0] == 0.0 and high[1] == 1.0
-        assert 0.0 < high[0] < 1.0 and 0.0 < low[1] < 1.0
+        assert low[0] == 0.0
+        assert high[1] == 1.0
+        assert 0.0 < high[0] < 1.0
+        assert 0.0 < low[1] < 1.0
