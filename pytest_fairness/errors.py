@@ -100,3 +100,14 @@ class ReportFileError(ConfigurationError):
     def __init__(self, message: str, *, where: str = "") -> None:
         super().__init__(message)
         self.where = where
+
+
+class LanguageConflictError(ConfigurationError):
+    """A relation was given ``lang=`` and inputs that carry another language (a
+    ``Corpus(texts, lang="fr")``, a `Dataset`, French anchors): which one the texts are in
+    is ambiguous. `given` is the ``lang=`` code, `carried` the inputs' one."""
+
+    def __init__(self, message: str, *, given: str = "", carried: str = "") -> None:
+        super().__init__(message)
+        self.given = given
+        self.carried = carried
