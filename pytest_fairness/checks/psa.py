@@ -123,7 +123,7 @@ def _anchors(
         return stream, stream.total
 
     if isinstance(source, Corpus):
-        return anchored(source)
+        return anchored(source if source.lang == lang else source.with_lang(lang))
     if isinstance(source, (str, os.PathLike)):
         return anchored(Corpus(source, lang=lang))
     if not isinstance(source, Iterable):

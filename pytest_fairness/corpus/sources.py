@@ -12,6 +12,7 @@ corpus to `selection`, which finds them with `anchors`.
 from __future__ import annotations
 
 import codecs
+import copy
 import csv
 import json
 import os
@@ -210,6 +211,15 @@ class Corpus:
             raise empty_corpus_error(self.name, "sample from")
         reservoir.sort(key=lambda item: item[0])
         return [text for _, text in reservoir]
+
+    def with_lang(self, lang: str) -> Corpus:
+        """This corpus (the same source, read the same way) with its texts in `lang`
+        (`lang_given` set): what a relation given ``lang=`` reads a corpus built without
+        one as."""
+        other = copy.copy(self)
+        other.lang = language_code(lang)
+        other.lang_given = True
+        return other
 
     def anchored(
         self,

@@ -126,7 +126,8 @@ def is_impersonal(doc: Any, i: int) -> bool:
             return len(words) > 1 and (words[1] in _QUANTITIES or words[1].isdigit())
         return True
     if first in ("fait", "faisait", "fera", "ferait"):
-        return len(words) > 1 and words[1] in _WEATHER
+        rest = [w for w in words[1:3] if w not in ("pas", "plus", "jamais", "guère")]
+        return bool(rest) and rest[0] in _WEATHER  # il (ne) fait (pas) beau
     if first in ("est", "était", "sera", "serait", "fut", "a", "avait"):
         rest = words[1:]
         if first in ("a", "avait"):

@@ -499,6 +499,7 @@ def french_swap(doc: Any) -> Perturbation | None:
                 gender, number = "male", "sing"
             new = _STRESSED_FORM[(_OPPOSITE[gender], number)]
             swap.put(i, low[: len(low) - len(bare)] + new)
+            swap.relative(i + 1, _OPPOSITE[gender], number)  # c'est lui qui est venu
             if i > 0 and lows[i - 1] in ("qu'", "que", "d'", "de") and not doc[i - 1].is_sent_start:
                 _elide_before(swap, i - 1, new)
             swap.sources.add(gender)
@@ -610,7 +611,9 @@ def name_edits(doc: Any, i: int, name: str, gender: str) -> list[Edit]:
     swap.new_words[i] = name.lower()
     if i > 0 and lows[i - 1] in ("qu'", "que", "d'", "de"):
         _elide_before(swap, i - 1, name)
-    if not stressed:
+    if stressed:
+        swap.relative(i + 1, gender, "sing")  # c'est lui qui est venu
+    else:
         swap.predicate(i + 1, gender, "sing")
     return list(swap.edits.values())
 
