@@ -212,8 +212,8 @@ def test_lang_given_to_a_relation_reads_texts_in_that_language() -> None:
 def test_a_language_conflict_is_a_named_error() -> None:
     model = pf.as_model(Recorder())
     corpus = pf.Corpus(["Il est content.", "Elle est partie."], lang="fr")
-    with pytest.raises(LanguageConflictError, match="lang='en' was given, but the corpus is "
-                       "in 'fr'") as info:
+    with pytest.raises(LanguageConflictError,
+                       match="lang='en' was given, but the corpus says lang='fr'") as info:
         pf.assert_scoresens_below(model, corpus, ["Marie"], max_abs=0.1, lang="en")
     assert (info.value.given, info.value.carried) == ("en", "fr")
     anchors = corpus.anchored(balance_gender=False)

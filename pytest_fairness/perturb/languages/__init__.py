@@ -356,7 +356,7 @@ def resolve_language(lang: object, source: object = None, *, what: str = "the co
     language = get_language(lang if isinstance(lang, (str, Language)) else _code(lang))
     if carried is not None and get_language(carried).code != language.code:
         raise LanguageConflictError(
-            f"lang={language.code!r} was given, but {what} is in {carried!r} (its lang=): "
+            f"lang={language.code!r} was given, but {what} says lang={carried!r}: "
             f"drop lang= to use {carried!r}, or build {what} with lang={language.code!r}",
             given=language.code, carried=carried)
     return language
