@@ -676,9 +676,11 @@ def gender_counterfactuals(
     `limit` stops reading the corpus after that many. `swap_names` also swaps first names (see
     `gender_swap`). `lang` is a registered language code
     (`pytest_fairness.perturb.languages`; None: the corpus's own `Corpus.lang`, "en" for a
-    list or a file): "fr" draws French counterfactuals that keep
-    agreement (target "opposite" only, parsed by the language's own pipeline unless `nlp`
-    is given; first names are not swapped in French).
+    list or a file; both and different: `LanguageConflictError`): "fr" draws French
+    counterfactuals that keep agreement (target "opposite" only, parsed by the language's
+    own pipeline unless `nlp` is given); `swap_names` swaps French first names too, paired
+    by rank in the French lists, with the agreement of a subject name ("Anne est
+    allée." -> "Jean est allé.").
     """
     if not isinstance(target, str) or target not in ("opposite", "neutral"):
         raise ConfigurationError(f"target must be 'opposite' or 'neutral', not {target!r:.60}")
@@ -687,11 +689,13 @@ def gender_counterfactuals(
     source = _in_language(_corpus(corpus), lang)
     language = get_language(source.lang)
     foreign = language.code != DEFAULT_LANGUAGE
-    if foreign and (target != "opposite" or swap_names is not False):
+    if foreign and target != "opposite":
         raise ConfigurationError(
-            f"gender_counterfactuals(lang={lang!r}) supports target='opposite' without "
-            f"swap_names in {language.name}; drop target={target!r} / swap_names, or use "
-            "lang='en'")
+            f"gender_counterfactuals(lang={language.code!r}) supports target='opposite' "
+            f"only in {language.name} (it has no neutral forms); drop target={target!r}, "
+            "or use lang='en'")
+    if foreign:
+        language.name_table(swap_names)  # a wrong swap_names is refused here
     if foreign and nlp is None:
         nlp = language.pipelines[0]
     _positive("max_words", max_words, optional=False)
@@ -718,7 +722,7 @@ def gender_counterfactuals(
                     yield text
 
         for batch in _batches(candidates(), _PARSE_BATCH):
-            swaps = (swap_genders(batch, language, nlp) if foreign else
+            swaps = (swap_genders(batch, language, nlp, swap_names=swap_names) if foreign else
                      gender_swaps(batch, target, nlp, swap_names=swap_names,
                                   batch_size=_PARSE_BATCH))
             cases += [Case(text, (swap,)) for text, swap in zip(batch, swaps, strict=True)

@@ -123,3 +123,15 @@ def test_epicene_names_need_a_given_gender(names: list[str]) -> None:
     given_genders = dict.fromkeys(names, "female")
     result = pf.psa(model, FRENCH_CORPUS, given_genders, balance_gender=False)
     assert set(result.score_sens) == set(names)
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=fst.gender_counterfactuals(["Anne est allée au marché."], lang="fr",
+                                       swap_names=True))
+def test_gender_counterfactuals_swap_french_names(case: pf.Case) -> None:
+    assert case.perturbations[0].perturbed == "Jean est allé au marché."
+
+
+def test_gender_counterfactuals_refuse_neutral_in_french() -> None:
+    with pytest.raises(ConfigurationError, match="supports target='opposite' only in French"):
+        fst.gender_counterfactuals(FRENCH_CORPUS, "neutral")

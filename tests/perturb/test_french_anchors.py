@@ -238,3 +238,49 @@ def test_french_has_no_person_anchors() -> None:
     with pytest.raises(ConfigurationError, match="kind 'person' has no version for "
                        "lang='fr'"):
         pf.Corpus(["Marie est partie."], lang="fr").anchored("person")
+
+
+# First names in the French gender swap (swap_names): (masculine frame, feminine frame)
+# with {N} the name; the agreement follows the new name's gender.
+NAME_FRAMES = [("{N} est allé au marché.", "{N} est allée au marché."),
+               ("{N} est très content.", "{N} est très contente."),
+               ("{N} s'est levé tôt.", "{N} s'est levée tôt."),
+               ("Je suis venu avec {N}.", "Je suis venu avec {N}."),
+               ("{N} Dupont est parti hier.", "{N} Dupont est partie hier.")]
+
+
+@pytest.mark.parametrize(("masc", "fem"), NAME_FRAMES)
+def test_swap_names_in_french_keeps_agreement(masc: str, fem: str) -> None:
+    table = get_language("fr").name_table(True)
+    assert table["Anne"] == ("female", "Jean")
+    assert table["Jean"] == ("male", "Anne")
+    got = swap_gender(fem.format(N="Anne"), lang="fr", swap_names=True)
+    assert got is not None
+    assert got.perturbed == masc.format(N="Jean")
+    back = swap_gender(masc.format(N="Jean"), lang="fr", swap_names=True)
+    assert back is not None
+    assert back.perturbed == fem.format(N="Anne")
+    # without swap_names a name stays, and so does its agreement
+    assert swap_gender(fem.format(N="Anne"), lang="fr") is None
+
+
+def test_coordinated_names_agree_together() -> None:
+    def swapped(text: str) -> str | None:
+        found = swap_gender(text, lang="fr", swap_names=True)
+        return None if found is None else found.perturbed
+
+    assert swapped("Anne et Jean sont arrivés.") == "Jean et Anne sont arrivés."
+    assert swapped("Anne et Catherine sont arrivées.") == "Jean et Pierre sont arrivés."
+    assert swapped("Jean et Pierre sont partis.") == "Anne et Catherine sont parties."
+
+
+def test_swap_names_given_as_a_mapping() -> None:
+    found = swap_gender("Camille est allée au marché.", lang="fr",
+                        swap_names={"Camille": "Jean"})
+    assert found is not None
+    assert found.perturbed == "Jean est allé au marché."
+    with pytest.raises(ConfigurationError, match="neither 'Xyzzy' nor its pair"):
+        swap_gender("Xyzzy est là.", lang="fr", swap_names={"Xyzzy": "Qwerty"})
+    with pytest.raises(ConfigurationError, match="swap_names must be True, False or a "
+                       "mapping"):
+        swap_gender("Anne est là.", lang="fr", swap_names="yes")  # type: ignore[arg-type]

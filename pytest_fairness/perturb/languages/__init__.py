@@ -109,10 +109,22 @@ class Language:
         """The words of its gendered lexicon (lower case)."""
         return frozenset()
 
-    def swap(self, doc: Any) -> Perturbation | None:
-        """The gender counterfactual of the parsed sentence `doc`, or None."""
+    def swap(self, doc: Any, names: Mapping[str, tuple[str, str]] | None = None
+             ) -> Perturbation | None:
+        """The gender counterfactual of the parsed sentence `doc`, or None; with `names`
+        (`name_table`) first names swap too."""
         raise ConfigurationError(
             f"the language {self.code!r} has no gender swap; define Language.swap")
+
+    def name_table(self, swap_names: bool | Mapping[str, str]
+                   ) -> dict[str, tuple[str, str]]:
+        """The first names the gender swap exchanges (``swap_names=``): name -> (its
+        gender, the name it becomes)."""
+        if swap_names is False:
+            return {}
+        raise ConfigurationError(
+            f"the language {self.code!r} has no first-name swap; drop swap_names or define "
+            "Language.name_table")
 
     def names(self, gender: str, n: int | None = None) -> list[str]:
         """First names of `gender` ("female" / "male") for this language."""
@@ -162,9 +174,14 @@ class English(Language):
 
         return gendered_words()
 
-    def swap(self, doc: Any) -> Perturbation | None:
+    def swap(self, doc: Any, names: Mapping[str, tuple[str, str]] | None = None
+             ) -> Perturbation | None:
         from ..gender import swap_doc
 
+        if names:
+            raise ConfigurationError(
+                "English swaps first names through pytest_fairness.perturb.gender_swap("
+                "text, swap_names=True)")
         return swap_doc(doc)
 
     def names(self, gender: str, n: int | None = None) -> list[str]:
@@ -207,10 +224,34 @@ class French(Language):
 
         return frozenset(lexicon().nouns)
 
-    def swap(self, doc: Any) -> Perturbation | None:
+    def swap(self, doc: Any, names: Mapping[str, tuple[str, str]] | None = None
+             ) -> Perturbation | None:
         from .french import french_swap
 
-        return french_swap(doc)
+        return french_swap(doc, names)
+
+    def name_table(self, swap_names: bool | Mapping[str, str]
+                   ) -> dict[str, tuple[str, str]]:
+        """``swap_names=True``: the French lists paired by rank (the k-th female name
+        with the k-th male one, 300 of each: Anne <-> Jean, Catherine <-> Pierre, ...);
+        a mapping name -> name is used both ways, each name's gender from the French
+        lists (a pair where neither is listed raises `ConfigurationError`)."""
+        from .french import french_name_pairs
+
+        if swap_names is not False and swap_names is not True and not isinstance(
+                swap_names, Mapping):
+            raise ConfigurationError(
+                f"swap_names must be True, False or a mapping name -> name, not "
+                f"{swap_names!r:.60}")
+        pairs = list(zip(french_names("female", 300), french_names("male", 300),
+                         strict=False))
+        try:
+            return french_name_pairs(swap_names, pairs)
+        except ValueError as exc:
+            raise ConfigurationError(
+                f"swap_names: neither {exc.args[0]!r:.40} nor its pair is in the French name "
+                "lists, so its gender (for the agreement) is unknown; pair it with a listed "
+                "name, e.g. {'Camille': 'Jean'}") from exc
 
     def names(self, gender: str, n: int | None = None) -> list[str]:
         return french_names(gender, n)
@@ -497,16 +538,14 @@ def _pipeline(language: Language, nlp: Any) -> Any:
     return nlp
 
 
-def swap_gender(text: str, lang: str | Language = DEFAULT_LANGUAGE, nlp: Any = None
-                ) -> Perturbation | None:
+def swap_gender(text: str, lang: str | Language = DEFAULT_LANGUAGE, nlp: Any = None, *,
+                swap_names: bool | Mapping[str, str] = False) -> Perturbation | None:
     """The gender counterfactual of `text` in language `lang` ("fr": with agreement), or
-    None when it names no gendered person. `nlp` defaults to the language's pipeline."""
+    None when it names no gendered person. `nlp` defaults to the language's pipeline.
+    `swap_names` swaps first names too (`Language.name_table`: True for the language's
+    lists, or a mapping name -> name): "Marie est allée." -> "Jean est allé."."""
     check_text(text, "text")
-    language = get_language(lang)
-    from ...resources.nlp import disabled, parse
-
-    pipeline = _pipeline(language, nlp)
-    return language.swap(parse(pipeline, text, disable=disabled(pipeline)))
+    return swap_genders([text], lang, nlp, swap_names=swap_names)[0]
 
 
 def name_perturbations(text: str, lang: str | Language = "fr", *,
@@ -551,13 +590,20 @@ def _check_named(names: object) -> list[tuple[str, str]]:
 
 
 def swap_genders(texts: Sequence[str], lang: str | Language = DEFAULT_LANGUAGE,
-                 nlp: Any = None) -> list[Perturbation | None]:
+                 nlp: Any = None, *, swap_names: bool | Mapping[str, str] = False
+                 ) -> list[Perturbation | None]:
     """`swap_gender` of many texts, parsed together; one item per text."""
     items = check_texts(texts)
     language = get_language(lang)
+    if language.code == DEFAULT_LANGUAGE and swap_names is not False:
+        from ..gender import gender_swaps
+
+        return list(gender_swaps(items, "opposite", nlp, swap_names=swap_names))
+    table = language.name_table(swap_names)
     from ...resources.nlp import disabled, parse_many
 
     pipeline = _pipeline(language, nlp)
-    return [None if doc is None else language.swap(doc)
+    # a language of yours may define swap(doc) alone: names are passed only when asked
+    return [None if doc is None else language.swap(doc, table) if table else language.swap(doc)
             for doc in parse_many(pipeline, items, batch_size=256,
                                       disable=disabled(pipeline))]

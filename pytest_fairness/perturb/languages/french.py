@@ -28,6 +28,7 @@ Pure: no pytest, no model library (spaCy's Doc is read, never imported).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...resources.french import elides, feminine, lexicon, masculine, plural
@@ -39,7 +40,8 @@ from ...resources.french_pronouns import low as _low
 from ...types import Perturbation
 from .._edit import Edit, apply_casing, apply_edits, casing_of
 
-__all__ = ["french_swap", "is_impersonal", "name_at_anchors", "name_edits"]
+__all__ = ["french_name_pairs", "french_swap", "is_impersonal", "name_at_anchors",
+           "name_edits"]
 
 _OPPOSITE = {"male": "female", "female": "male"}
 _SUBJECT = {"il": ("male", "sing"), "elle": ("female", "sing"), "ils": ("male", "plur"),
@@ -472,15 +474,33 @@ def _elide_before(swap: _Swap, k: int, new: str) -> None:
     swap.edits[k] = Edit(token.idx, end, shown)
 
 
-def french_swap(doc: Any) -> Perturbation | None:
+def french_swap(doc: Any, names: Mapping[str, tuple[str, str]] | None = None
+                ) -> Perturbation | None:
     """The gender counterfactual of the parsed French sentence `doc` (module docstring),
-    or None when it mentions no gendered person."""
+    or None when it mentions no gendered person. With `names` (a first name -> (its
+    gender, the name it becomes): `french_name_pairs`), first names swap too, a subject
+    name with its predicate's agreement ("Marie est allée" -> "Jean est allé")."""
     swap = _Swap(doc)
     lex = lexicon()
     lows = swap.lows
     n = len(doc)
     for i, token in enumerate(doc):
         if i in swap.new_words:
+            continue
+        if names and token.text in names and token.text[:1].isupper():
+            gender, other = names[token.text]
+            swap.put(i, other)
+            swap.sources.add(gender)
+            j = i + 1
+            while j < n and doc[j].text[:1].isupper() and doc[j].is_alpha:
+                j += 1  # a surname: Marie Curie est allée
+            if j < n and lows[j] in ("et", "ou"):
+                continue  # the first of coordinated names: the last one agrees for both
+            if i >= 2 and lows[i - 1] in ("et", "ou") and doc[i - 2].text in names:
+                both = {_OPPOSITE[gender], _OPPOSITE[names[doc[i - 2].text][0]]}
+                swap.predicate(j, "male" if "male" in both else "female", "plur")
+            elif i == 0 or lows[i - 1] not in _PREPOSITIONS:
+                swap.predicate(j, _OPPOSITE[gender], "sing")
             continue
         low = lows[i]
         bare = low.lstrip("-")
@@ -595,6 +615,30 @@ def french_swap(doc: Any) -> Perturbation | None:
     to_group = _OPPOSITE[from_group] if from_group is not None else None
     return apply_edits(doc.text, list(swap.edits.values()), kind="gender_swap",
                        attribute="gender", from_group=from_group, to_group=to_group)
+
+
+def french_name_pairs(swap_names: bool | Mapping[str, str],
+                      pairs: Sequence[tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """The first-name table of `french_swap`: name -> (its gender, the name it becomes).
+    `swap_names` True pairs the (female, male) `pairs` both ways (the French lists by
+    rank: `perturb.languages.french_name_table`); a mapping name -> name is used both
+    ways, each name's gender from `pairs` or given as the mapping's key side (`ValueError`
+    names one with no known gender)."""
+    if swap_names is False:
+        return {}
+    known = {f: "female" for f, _ in pairs} | {m: "male" for _, m in pairs}
+    if swap_names is True:
+        table = {f: ("female", m) for f, m in pairs}
+        table.update({m: ("male", f) for f, m in pairs})
+        return table
+    table = {}
+    for a, b in swap_names.items():
+        gender = known.get(a) or (_OPPOSITE[known[b]] if b in known else None)
+        if gender is None:
+            raise ValueError(a)
+        table[a] = (gender, b)
+        table.setdefault(b, (_OPPOSITE[gender], a))
+    return table
 
 
 def name_edits(doc: Any, i: int, name: str, gender: str) -> list[Edit]:
