@@ -17,6 +17,8 @@ import itertools
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import pytest_fairness as pf
 from pytest_fairness import perturb
@@ -284,3 +286,25 @@ def test_swap_names_given_as_a_mapping() -> None:
     with pytest.raises(ConfigurationError, match="swap_names must be True, False or a "
                        "mapping"):
         swap_gender("Anne est là.", lang="fr", swap_names="yes")  # type: ignore[arg-type]
+
+
+_WORDS = st.sampled_from(["il", "Il", "elle", "lui", "avec", "est", "pleut", "faut",
+                          "content", "contente", "qu'il", "c'est", "y", "a", ".", ",",
+                          "\u200b", "é\u0301", "\U0001f600", "IL", "Elle-même", "-il"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts=st.lists(st.one_of(st.lists(_WORDS, min_size=1, max_size=8).map(" ".join),
+                                st.text(max_size=30)), min_size=1, max_size=4))
+def test_french_anchors_of_any_text_are_exact_or_refused(texts: list[str]) -> None:
+    try:
+        anchors = pf.Corpus(texts, lang="fr").anchored(balance_gender=False)
+    except ConfigurationError:
+        return  # no anchor (or nothing to read): a named error, never a silent pass
+    for anchor in anchors:
+        assert anchor.text[anchor.span.start:anchor.span.end] == anchor.span.text
+        assert anchor.span.text.lower() in ("il", "elle", "lui")
+        for p in perturb.names([anchor], ["Marie", "Jean"]):
+            assert p.perturbed != p.original
+            for span in p.perturbed_spans:
+                assert p.perturbed[span.start:span.end] == span.text
