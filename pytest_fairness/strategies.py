@@ -789,11 +789,18 @@ def mutations(
     another kind they raise `ConfigurationError`. The pool is the texts of at most
     `max_words` words with a perturbation, computed in batches when the strategy is first
     used; `limit` stops reading the corpus after that many. `nlp` names the spaCy
-    pipeline of a kind that parses (default: the run's ``--fairness-spacy-model``).
+    pipeline of a kind that parses (default: the run's ``--fairness-spacy-model``). The
+    gender mutations are English: a corpus in another language (`Corpus.lang`) is
+    refused for "gender", pointing to `gender_counterfactuals`.
     """
     source = _corpus(corpus)
     if not isinstance(attribute, str) or not attribute.strip():
         raise ConfigurationError(f"attribute must be a non-empty string, got {attribute!r}")
+    if source.lang != "en" and attribute in ("gender", "gender_swap"):
+        raise ConfigurationError(
+            f"mutations(attribute={attribute!r}) are mt-nlp's English mutations, and corpus "
+            f"{source.name} is in {source.lang!r}: use gender_counterfactuals(corpus), which "
+            "swaps genders in the corpus's language (agreement kept in French)")
     _positive("candidates", candidates, optional=False)
     _positive("max_words", max_words, optional=False)
     _positive("limit", limit)

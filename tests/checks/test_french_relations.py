@@ -135,3 +135,8 @@ def test_gender_counterfactuals_swap_french_names(case: pf.Case) -> None:
 def test_gender_counterfactuals_refuse_neutral_in_french() -> None:
     with pytest.raises(ConfigurationError, match="supports target='opposite' only in French"):
         fst.gender_counterfactuals(FRENCH_CORPUS, "neutral")
+
+
+def test_english_mutations_refuse_a_french_corpus() -> None:
+    with pytest.raises(ConfigurationError, match="use gender_counterfactuals"):
+        fst.mutations(FRENCH_CORPUS, "gender")
