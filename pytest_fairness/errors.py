@@ -114,3 +114,14 @@ class TaggerOutputError(SpanError, ModelOutputError):
     spans of its input: text or tags instead of spans, offsets outside the text, a label
     outside the declared set, overlapping or ill-formed BIO runs, non-finite scores. Both
     a `SpanError` and a `ModelOutputError`; the message names the tagger and the fix."""
+
+
+class LanguageConflictError(ConfigurationError):
+    """A relation was given ``lang=`` and inputs that carry another language (a
+    ``Corpus(texts, lang="fr")``, a `Dataset`, French anchors): which one the texts are in
+    is ambiguous. `given` is the ``lang=`` code, `carried` the inputs' one."""
+
+    def __init__(self, message: str, *, given: str = "", carried: str = "") -> None:
+        super().__init__(message)
+        self.given = given
+        self.carried = carried

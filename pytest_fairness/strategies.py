@@ -358,6 +358,15 @@ def _corpus(corpus: Corpus | CorpusSource) -> Corpus:
     return Corpus.from_source(corpus)
 
 
+def _in_language(source: Corpus, lang: str | None) -> Corpus:
+    """`source` read in `lang` (`perturb.languages.resolve_language`: ``lang=`` else the
+    corpus's own; both and different raise `LanguageConflictError`)."""
+    from .perturb.languages import resolve_language
+
+    code = resolve_language(lang, source).code
+    return source if source.lang == code else source.with_lang(code)
+
+
 def _positive(what: str, value: int | None, *, optional: bool = True) -> None:
     """`value` must be a whole number >= 1 (`check_int`: not a bool, 2.5, NaN or "3"), or
     None when `optional`."""
@@ -440,6 +449,7 @@ def anchored_sentences(
     seed: int | None = None,
     limit: int | None = None,
     nlp: str | None = None,
+    lang: str | None = None,
 ) -> st.SearchStrategy[Anchor]:
     """Anchors of the corpus texts, the sentences PSA perturbs (psa, section 2; 2.2).
 
@@ -453,9 +463,11 @@ def anchored_sentences(
     Unlike `Corpus.anchored`, `balance_gender` is off by default: a property test wants
     every anchored text as a candidate, while PSA's female/male balance matters for the
     aggregate metrics (pass True to keep it; `seed` then picks the downsampled anchors).
-    `nlp` names the spaCy pipeline (default: the run's ``--fairness-spacy-model``).
+    `nlp` names the spaCy pipeline (default: the run's ``--fairness-spacy-model``, or the
+    language's). `lang` is the corpus's language (default its own `Corpus.lang`): French
+    anchors are personal pronouns only (never an impersonal il).
     """
-    source = _corpus(corpus)
+    source = _in_language(_corpus(corpus), lang)
     _check_kind(kind)
     _positive("max_words", max_words, optional=False)
     _positive("limit", limit)
@@ -477,7 +489,7 @@ def anchored_sentences(
         "anchored_sentences",
         _args(source, kind=(kind, "pronoun"), max_words=(max_words, 50),
               balance_gender=(balance_gender, False), seed=(seed, None), limit=(limit, None),
-              nlp=(nlp, None)),
+              nlp=(nlp, None), lang=(lang, None)),
         build,
     )
     return _lazy(pool, _draw_anchor(pool))
@@ -539,6 +551,7 @@ def name_perturbations(
     max_words: int = 50,
     limit: int | None = None,
     nlp: str | None = None,
+    lang: str | None = None,
 ) -> st.SearchStrategy[Case]:
     """An anchored text with its anchor replaced by names: PSA's perturbation (psa, section 2).
 
@@ -559,8 +572,15 @@ def name_perturbations(
     each name to its group (or is a function of the name, e.g.
     `pytest_fairness.resources.names.gender_of`) for the perturbations' `to_group`; names
     given with their groups set it already (giving both raises `ConfigurationError`).
+
+    `lang` is the corpus's language (default its own `Corpus.lang`; both and different:
+    `LanguageConflictError`). In French a name replaces a personal il/elle or a stressed
+    lui/elle with the agreement of its gender ("Il est allé" -> "Marie est allée"), each
+    name's gender from `groups` when it says "female"/"male", else the French lists
+    (`perturb.languages.name_genders`); the default names are the language's first 10
+    female and 10 male (`Language.names`).
     """
-    source = _corpus(corpus)
+    source = _in_language(_corpus(corpus), lang)
     _check_kind(kind)
     _positive("max_words", max_words, optional=False)
     _positive("limit", limit)
@@ -593,7 +613,8 @@ def name_perturbations(
         except ConfigurationError as exc:
             raise _nothing(pool.call, str(exc)) from exc
         # perturb.names decides which anchor roles take a name; ask it with a probe name
-        usable = [anchor for anchor in found if replace_anchor([anchor], ["Alex"])]
+        usable = [anchor for anchor in found
+                  if replace_anchor([anchor], ["Alex"], genders={"Alex": "male"})]
         if not usable:
             raise _nothing(
                 pool.call,
@@ -606,7 +627,7 @@ def name_perturbations(
             names.validate()  # builds a `names()` pool now, not in the first (timed) draw
             drawn = names
         else:
-            drawn = name_list if name_list is not None else tuple(_name_lists.popular("en"))
+            drawn = name_list if name_list is not None else _default_names(source.lang)
         return _NamedAnchors(
             anchors=tuple(sorted(usable, key=lambda anchor: _length(anchor.text))),
             names=drawn,
@@ -619,10 +640,22 @@ def name_perturbations(
         "name_perturbations",
         _args(source, names=(names, None), kind=(kind, "pronoun"), groups=(groups, None),
               subset=(subset, True), max_names=(max_names, None), max_words=(max_words, 50),
-              limit=(limit, None), nlp=(nlp, None)),
+              limit=(limit, None), nlp=(nlp, None), lang=(lang, None)),
         build,
     )
     return _lazy(pool, _draw_name_case(pool))
+
+
+def _default_names(lang: str) -> tuple[str, ...]:
+    """PSA's default names in `lang`: the popular English ones, else the language's first
+    10 female and 10 male names, alternating."""
+    if lang == "en":
+        return tuple(_name_lists.popular("en"))
+    from .perturb.languages import get_language
+
+    language = get_language(lang)
+    pairs = zip(language.names("female", 10), language.names("male", 10), strict=False)
+    return tuple(name for pair in pairs for name in pair)
 
 
 def gender_counterfactuals(
@@ -646,22 +679,26 @@ def gender_counterfactuals(
     `limit` stops reading the corpus after that many. `swap_names` also swaps first names (see
     `gender_swap`). `lang` is a registered language code
     (`pytest_fairness.perturb.languages`; None: the corpus's own `Corpus.lang`, "en" for a
-    list or a file): "fr" draws French counterfactuals that keep
-    agreement (target "opposite" only, parsed by the language's own pipeline unless `nlp`
-    is given; first names are not swapped in French).
+    list or a file; both and different: `LanguageConflictError`): "fr" draws French
+    counterfactuals that keep agreement (target "opposite" only, parsed by the language's
+    own pipeline unless `nlp` is given); `swap_names` swaps French first names too, paired
+    by rank in the French lists, with the agreement of a subject name ("Anne est
+    allée." -> "Jean est allé.").
     """
     if not isinstance(target, str) or target not in ("opposite", "neutral"):
         raise ConfigurationError(f"target must be 'opposite' or 'neutral', not {target!r:.60}")
     from .perturb.languages import DEFAULT_LANGUAGE, get_language
 
-    source = _corpus(corpus)
-    language = get_language(source.lang if lang is None else lang)
+    source = _in_language(_corpus(corpus), lang)
+    language = get_language(source.lang)
     foreign = language.code != DEFAULT_LANGUAGE
-    if foreign and (target != "opposite" or swap_names is not False):
+    if foreign and target != "opposite":
         raise ConfigurationError(
-            f"gender_counterfactuals(lang={lang!r}) supports target='opposite' without "
-            f"swap_names in {language.name}; drop target={target!r} / swap_names, or use "
-            "lang='en'")
+            f"gender_counterfactuals(lang={language.code!r}) supports target='opposite' "
+            f"only in {language.name} (it has no neutral forms); drop target={target!r}, "
+            "or use lang='en'")
+    if foreign:
+        language.name_table(swap_names)  # a wrong swap_names is refused here
     if foreign and nlp is None:
         nlp = language.pipelines[0]
     _positive("max_words", max_words, optional=False)
@@ -688,7 +725,7 @@ def gender_counterfactuals(
                     yield text
 
         for batch in _batches(candidates(), _PARSE_BATCH):
-            swaps = (swap_genders(batch, language, nlp) if foreign else
+            swaps = (swap_genders(batch, language, nlp, swap_names=swap_names) if foreign else
                      gender_swaps(batch, target, nlp, swap_names=swap_names,
                                   batch_size=_PARSE_BATCH))
             cases += [Case(text, (swap,)) for text, swap in zip(batch, swaps, strict=True)
@@ -755,11 +792,18 @@ def mutations(
     another kind they raise `ConfigurationError`. The pool is the texts of at most
     `max_words` words with a perturbation, computed in batches when the strategy is first
     used; `limit` stops reading the corpus after that many. `nlp` names the spaCy
-    pipeline of a kind that parses (default: the run's ``--fairness-spacy-model``).
+    pipeline of a kind that parses (default: the run's ``--fairness-spacy-model``). The
+    gender mutations are English: a corpus in another language (`Corpus.lang`) is
+    refused for "gender", pointing to `gender_counterfactuals`.
     """
     source = _corpus(corpus)
     if not isinstance(attribute, str) or not attribute.strip():
         raise ConfigurationError(f"attribute must be a non-empty string, got {attribute!r}")
+    if source.lang != "en" and attribute in ("gender", "gender_swap"):
+        raise ConfigurationError(
+            f"mutations(attribute={attribute!r}) are mt-nlp's English mutations, and corpus "
+            f"{source.name} is in {source.lang!r}: use gender_counterfactuals(corpus), which "
+            "swaps genders in the corpus's language (agreement kept in French)")
     _positive("candidates", candidates, optional=False)
     _positive("max_words", max_words, optional=False)
     _positive("limit", limit)

@@ -106,6 +106,10 @@ class Anchor:
     gender: str | None
     casing: Casing
     sentence_initial: bool
+    lang: str = "en"
+    """The language of `text` (a code of the language registry): a name replacing an
+    anchor of another language than English takes that language's agreement
+    (`pytest_fairness.perturb.names`)."""
 
     @property
     def word(self) -> str:

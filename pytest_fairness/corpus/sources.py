@@ -12,6 +12,7 @@ corpus to `selection`, which finds them with `anchors`.
 from __future__ import annotations
 
 import codecs
+import copy
 import csv
 import json
 import os
@@ -70,9 +71,11 @@ class Corpus:
     counted by `anchored`).
 
     `lang` is the language of its texts, a code of the language registry ("en" by
-    default, "fr", "fr-FR"; `pytest_fairness.perturb.languages.get_language`): the
-    perturbations that take ``lang=`` use it when they are not given one
-    (`pytest_fairness.strategies.gender_counterfactuals`). An unknown code raises
+    default, "fr", "fr-FR"; `pytest_fairness.perturb.languages.get_language`): its
+    anchors are that language's (`anchored`), and the relations and strategies that
+    perturb (`assert_scoresens_below`, `assert_label_invariant`,
+    `strategies.gender_counterfactuals`, ...) use it when they are not given ``lang=``;
+    given another one, they raise `LanguageConflictError`. An unknown code raises
     `ConfigurationError` listing the registered ones.
     """
 
@@ -84,12 +87,15 @@ class Corpus:
         name: str | None = None,
         encoding: str = "utf-8-sig",
         errors: str = "strict",
-        lang: str = "en",
+        lang: str | None = None,
     ) -> None:
-        self.lang: str = language_code(lang)
+        self.lang: str = language_code("en" if lang is None else lang)
         """The language of the texts, as a code ("en", "fr"; "fr-FR" is kept as "fr"). The
         perturbations resolve it in the language registry (`perturb.languages`), which sits
         above the corpus: an unregistered code is refused there, naming the registered ones."""
+        self.lang_given: bool = lang is not None
+        """Whether `lang` was given: a relation given another ``lang=`` then raises
+        `LanguageConflictError`; without it ("en" by default) ``lang=`` decides."""
         if not isinstance(column, str) or not column:
             raise ConfigurationError(
                 f"column must be the name of a column (a non-empty str), got {column!r:.60}"
@@ -206,6 +212,15 @@ class Corpus:
         reservoir.sort(key=lambda item: item[0])
         return [text for _, text in reservoir]
 
+    def with_lang(self, lang: str) -> Corpus:
+        """This corpus (the same source, read the same way) with its texts in `lang`
+        (`lang_given` set): what a relation given ``lang=`` reads a corpus built without
+        one as."""
+        other = copy.copy(self)
+        other.lang = language_code(lang)
+        other.lang_given = True
+        return other
+
     def anchored(
         self,
         kind: str = "pronoun",
@@ -256,6 +271,13 @@ class Corpus:
         surrogate, more characters than the pipeline's max_length) is skipped and
         counted, whether or not its anchor needs a parse.
 
+        A corpus in another language (``Corpus(texts, lang="fr")``) has that language's
+        anchors, parsed by its pipeline unless `nlp` is given: in French the first
+        singular subject il/elle (never an impersonal il: il pleut, il faut, il est
+        important de) or stressed lui/elle (avec lui, c'est elle), each anchor with
+        ``lang="fr"`` (`pytest_fairness.resources.french_pronouns`); kind="person" is
+        English only.
+
         The result is a list with a `report` attribute (`AnchorReport`) counting texts
         read, too long, unparsable, without anchor and kept. No anchor at all raises
         `ConfigurationError` saying why. Every option is checked first: a wrong type or
@@ -264,7 +286,7 @@ class Corpus:
         """
         return selection.anchored(
             self, kind, max_words=max_words, balance_gender=balance_gender,
-            seed=_seed(seed), limit=limit, nlp=nlp, batch_size=batch_size,
+            seed=_seed(seed), limit=limit, nlp=nlp, batch_size=batch_size, lang=self.lang,
         )
 
     def iter_anchored(
@@ -304,7 +326,7 @@ class Corpus:
         """
         return selection.iter_anchored(
             self, kind, max_words=max_words, balance_gender=balance_gender,
-            seed=_seed(seed), limit=limit, nlp=nlp, batch_size=batch_size,
+            seed=_seed(seed), limit=limit, nlp=nlp, batch_size=batch_size, lang=self.lang,
         )
 
 

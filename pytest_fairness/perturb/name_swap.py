@@ -74,6 +74,7 @@ def names(
     *,
     groups: Mapping[str, str | None] | None = None,
     possessive_style: Literal["'s", "'"] = "'s",
+    genders: Mapping[str, str] | None = None,
 ) -> list[Perturbation]:
     """Replace each anchor with each name (psa, section 2): the |X| x |N| perturbed set.
 
@@ -87,6 +88,12 @@ def names(
 
     Reflexive and person-noun anchors produce nothing (see the module docstring), so the
     result has |X'| x |N| items for the X' anchors that can take a name.
+
+    An anchor of another language (``Corpus(texts, lang="fr").anchored()``, its
+    `Anchor.lang`) takes the name with that language's agreement: "Il est allé." ->
+    "Marie est allée." (`Language.splice_names`). The name's gender comes from
+    ``genders[name]``, else from `groups` or the language's name lists
+    (`perturb.languages.name_genders`, which raises for a name with none).
 
     `anchored` must hold `Anchor`s (a plain text has no anchor yet: find them with
     ``Corpus(texts).anchored()``), and `names` distinct non-empty strings, at least one;
@@ -116,6 +123,13 @@ def names(
             )
         if anchor.role not in _REPLACED_ROLES:
             continue
+        if anchor.lang != "en":
+            out += [apply_edits(anchor.text, edits, kind="name", attribute="name",
+                                from_group=anchor.gender,
+                                to_group=groups[name] if groups is not None else name)
+                    for name, edits in zip(name_list, _foreign(anchor, name_list, genders,
+                                                               groups), strict=True)]
+            continue
         for name in name_list:
             replacement = _replacement(name, anchor, possessive_style)
             out.append(
@@ -129,6 +143,18 @@ def names(
                 )
             )
     return out
+
+
+def _foreign(anchor: Anchor, names: Sequence[str], genders: Mapping[str, str] | None,
+             groups: Mapping[str, object] | None = None) -> list[list[Edit]]:
+    """The edits of each name in place of an anchor of a language other than English
+    (`Language.splice_names`), each name with its gender (`name_genders`)."""
+    from .languages import get_language, name_genders
+
+    language = get_language(anchor.lang)
+    if genders is None or any(n not in genders for n in names):
+        genders = name_genders(names, language, {**(groups or {}), **(genders or {})})
+    return language.splice_names(anchor, [(n, genders[n]) for n in names])
 
 
 def _form(anchor: Anchor) -> tuple[bool, Casing]:
@@ -162,14 +188,17 @@ class NameSplicer:
     (empty for an anchor that takes no name): each anchor is checked as `names` checks
     it, and each name's replacement is made once per form (possessive or not, and casing)
     rather than once per sentence. Build the records of the sentences kept with `names`.
-    `names` must be checked already (`check_names` / `split_names`).
+    `names` must be checked already (`check_names` / `split_names`). An anchor of another
+    language than English is spliced with that language's agreement, each name of the
+    gender `genders` gives it (default: the language's name lists; `names`).
     """
 
-    def __init__(self, names: Sequence[str], possessive_style: Literal["'s", "'"] = "'s"
-                 ) -> None:
+    def __init__(self, names: Sequence[str], possessive_style: Literal["'s", "'"] = "'s",
+                 genders: Mapping[str, str] | None = None) -> None:
         if possessive_style not in ("'s", "'"):
             possessive("x", possessive_style)  # raises, saying the choices
         self._names = list(names)
+        self._genders = genders
         self._style = possessive_style
         self._forms: dict[tuple[bool, Casing], list[str]] = {}
 
@@ -183,6 +212,13 @@ class NameSplicer:
             )
         if anchor.role not in _REPLACED_ROLES:
             return []
+        if anchor.lang != "en":
+            if self._genders is None:
+                from .languages import name_genders
+
+                self._genders = name_genders(self._names, anchor.lang)
+            return [apply_edits(text, edits, kind="name", attribute="name").perturbed
+                    for edits in _foreign(anchor, self._names, self._genders)]
         form = _form(anchor)
         replacements = self._forms.get(form)
         if replacements is None:

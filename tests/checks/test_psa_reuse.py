@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
@@ -58,9 +59,10 @@ def perturbations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
     real = perturb.names
 
-    def counted(anchors: Sequence[pf.Anchor], names: Sequence[str]) -> list[pf.Perturbation]:
+    def counted(anchors: Sequence[pf.Anchor], names: Sequence[str],
+                **options: Any) -> list[pf.Perturbation]:
         calls.append(len(anchors))
-        return real(anchors, names)
+        return real(anchors, names, **options)
 
     monkeypatch.setattr(perturb, "names", counted)
     return calls

@@ -294,11 +294,14 @@ def test_a_corpus_carries_its_language() -> None:
     corpus = pf.Corpus(FRENCH_CORPUS, lang="fr-FR")
     assert corpus.lang == "fr"
     assert pf.Corpus(FRENCH_CORPUS).lang == "en"
+    assert corpus.lang_given
+    assert not pf.Corpus(FRENCH_CORPUS).lang_given
+    assert pf.Corpus(FRENCH_CORPUS, lang=None).lang == "en"  # None: not given, English
     # an unregistered code is refused where the language is used: the registry sits in
     # perturb/, above the corpus
     with pytest.raises(ConfigurationError, match="no language called 'xx'"):
         pf.strategies.gender_counterfactuals(pf.Corpus(FRENCH_CORPUS, lang="xx"))
-    for bad in (None, "", "f", "français", "1x"):
+    for bad in ("", "f", "français", "1x", 3):
         with pytest.raises(ConfigurationError, match="lang must be a language code"):
             pf.Corpus(FRENCH_CORPUS, lang=bad)  # type: ignore[arg-type]
 

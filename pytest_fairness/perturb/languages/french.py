@@ -28,13 +28,20 @@ Pure: no pytest, no model library (spaCy's Doc is read, never imported).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...resources.french import elides, feminine, lexicon, masculine, plural
+from ...resources.french_pronouns import CLITICS as _CLITICS
+from ...resources.french_pronouns import NEUTER_LE_VERBS as _NEUTER_LE_VERBS
+from ...resources.french_pronouns import PREPOSITIONS as _PREPOSITIONS
+from ...resources.french_pronouns import is_impersonal, is_stressed
+from ...resources.french_pronouns import low as _low
 from ...types import Perturbation
 from .._edit import Edit, apply_casing, apply_edits, casing_of
 
-__all__ = ["french_swap", "is_impersonal", "name_at_anchors"]
+__all__ = ["french_name_pairs", "french_swap", "is_impersonal", "name_at_anchors",
+           "name_edits"]
 
 _OPPOSITE = {"male": "female", "female": "male"}
 _SUBJECT = {"il": ("male", "sing"), "elle": ("female", "sing"), "ils": ("male", "plur"),
@@ -45,13 +52,6 @@ _STRESSED_FORM = {("male", "sing"): "lui", ("female", "sing"): "elle",
                   ("male", "plur"): "eux", ("female", "plur"): "elles"}
 _REFLEXIVE = {"lui-même": "elle-même", "elle-même": "lui-même", "eux-mêmes": "elles-mêmes",
               "elles-mêmes": "eux-mêmes"}
-_PREPOSITIONS = frozenset({
-    "à", "de", "d'", "avec", "pour", "sans", "chez", "par", "sur", "sous", "vers", "entre",
-    "contre", "devant", "derrière", "après", "avant", "selon", "envers", "sauf", "comme",
-    "malgré", "pendant", "près", "autour", "auprès", "grâce", "quant", "hormis", "excepté",
-})
-_CLITICS = frozenset({"je", "j'", "tu", "il", "elle", "on", "nous", "vous", "ils", "elles",
-                      "ne", "n'", "me", "m'", "te", "t'", "se", "s'", "lui", "leur"})
 _SKIP = frozenset({
     "ne", "n'", "se", "s'", "me", "m'", "te", "t'", "lui", "leur", "y", "en", "pas", "plus",
     "jamais", "point", "très", "si", "trop", "bien", "vraiment", "toujours", "déjà",
@@ -86,17 +86,6 @@ _AVOIR = frozenset({
     "avaient", "aura", "auront", "aurait", "auraient", "eut", "eurent", "ait", "aient",
     "avoir", "aurai", "auras",
 })
-# Verbs whose object "le" is mostly the neuter pronoun (je le sais: it), never swapped.
-_NEUTER_LE_VERBS = frozenset({
-    "sais", "sait", "savons", "savez", "savent", "savais", "savait", "pense", "penses",
-    "pensons", "pensez", "pensent", "pensais", "pensait", "crois", "croit", "croyons",
-    "croyez", "croient", "croyais", "croyait", "dis", "dit", "disons", "dites", "disent",
-    "disais", "disait", "fais", "fait", "faisons", "faites", "font", "faisais", "faisait",
-    "ferai", "fera", "veux", "veut", "voulons", "voulez", "veulent", "peux", "peut",
-    "pouvons", "pouvez", "peuvent", "comprends", "comprend", "ignore", "ignorais",
-    "espère", "espérais", "répète", "mérite", "méritait", "savoir", "dire", "faire",
-    "faut", "fallait", "sera", "serait", "est", "était", "devient", "deviendra",
-})
 # Plural forms of être, avoir and the copulas: a plural subject ("la mère et la tante").
 _PLURAL_VERBS = frozenset({
     "sont", "étaient", "seront", "seraient", "furent", "soient", "sommes", "êtes",
@@ -126,102 +115,6 @@ _NOT_AGREEING = _PREPOSITIONS | _SKIP | frozenset({
     "ici", "là", "partout", "en", "dans", "que", "qu'", "qui", "ensuite", "puis",
     "mi", "oui", "si", "ni", "lui", "eux", "elle", "elles", "il", "ils",
 })
-
-# ---------------------------------------------------------------- impersonal il
-
-_IMPERSONAL_VERBS = frozenset({
-    "pleut", "pleuvait", "pleuvra", "pleuvrait", "plut", "neige", "neigeait", "neigera",
-    "grêle", "tonne", "faut", "fallait", "faudra", "faudrait", "fallut", "suffit",
-    "suffisait", "suffira", "importe", "convient", "convenait", "advient", "existe",
-    "existait", "existera", "arrive", "arrivait", "arriva", "manque", "manquait", "vaut",
-    "valait", "vaudrait", "s'agit", "agit", "agissait", "semble", "semblait", "paraît",
-    "paraissait", "reste", "restait", "y", "s'agissait", "agira", "pleuve", "gèle",
-    "gelait", "gèlera", "grêlait", "tonnait", "vente", "ventait", "bruine", "pleuvine",
-    "faille", "suffise",
-})
-_QUANTITIES = frozenset({"que", "qu'", "bien", "de", "d'", "du", "des", "un", "une",
-                         "encore", "peu", "deux", "trois", "quatre", "cinq", "six", "sept",
-                         "huit", "neuf", "dix", "plusieurs", "quelques", "beaucoup", "trop",
-                         "assez", "plus", "moins", "la", "le", "les", "quelque", "rien"})
-# Participles of an impersonal il with its real subject after: il est arrivé un accident.
-_IMPERSONAL_PARTICIPLES = frozenset({"arrivé", "passé", "produit", "venu", "survenu",
-                                     "écoulé", "resté", "apparu", "né", "tombé"})
-_WEATHER = frozenset({"beau", "chaud", "froid", "nuit", "jour", "doux", "frais", "gris",
-                      "soleil", "mauvais", "bon", "sombre", "humide", "sec", "noir", "clair",
-                      "lourd", "du", "un", "très", "trop", "si", "moins", "plus"})
-_IMPERSONAL_ADJECTIVES = frozenset({
-    "important", "nécessaire", "possible", "impossible", "difficile", "facile", "évident",
-    "clair", "probable", "improbable", "utile", "inutile", "essentiel", "normal", "urgent",
-    "interdit", "permis", "rare", "fréquent", "vrai", "faux", "préférable", "indispensable",
-    "dommage", "temps", "bon", "mauvais", "dangereux", "agréable", "intéressant",
-    "étonnant", "surprenant", "naturel", "logique", "juste", "inadmissible", "inacceptable",
-    "légitime", "souhaitable", "recommandé", "conseillé", "question", "certain", "sûr",
-    "incroyable", "curieux", "étrange", "regrettable", "crucial", "fondamental",
-    "primordial", "impératif", "obligatoire", "courant", "habituel", "exclu", "hors",
-    "tentant", "prévu", "douteux", "peu", "très", "trop", "si", "plus", "moins",
-    "absolument", "vraiment", "tout", "bien", "parfois", "souvent", "toujours", "assez",
-})
-_TIME_WORDS = frozenset({"midi", "minuit", "tard", "tôt", "temps", "l'heure", "heure",
-                         "heures", "une", "deux", "trois", "quatre", "cinq", "six", "sept",
-                         "huit", "neuf", "dix", "onze", "douze", "vingt", "jour",
-                         "nuit", "l'", "déjà", "encore", "presque", "bientôt"})
-
-
-def _low(token: Any) -> str:
-    return str(token.lower_).replace("\u2019", "'")
-
-
-def is_impersonal(doc: Any, i: int) -> bool:
-    """Whether the il at `doc[i]` is impersonal: it names no person (il pleut, il faut,
-    il y a, il s'agit, il semble que, il fait beau, il est important de, il est vrai que,
-    il est trois heures, il est temps, il était une fois)."""
-    words = [_low(t) for t in doc[i + 1: i + 7]]
-    while words and words[0] in ("ne", "n'", "lui", "leur", "me", "m'", "nous", "vous",
-                                 "te", "t'"):
-        words.pop(0)
-    if not words:
-        return False
-    first = words[0]
-    if first in ("s'", "se") and len(words) > 1:
-        if words[1] in ("est", "était") and len(words) > 3:
-            return words[2] in _IMPERSONAL_PARTICIPLES and words[3] in _QUANTITIES and (
-                words[3] not in ("de", "d'", "que", "qu'"))
-        return words[1] in ("agit", "agissait", "agira", "passe", "passait", "peut",
-                            "pouvait", "pourrait", "produit", "produisait")
-    if first in _IMPERSONAL_VERBS:
-        if first in ("semble", "semblait", "paraît", "paraissait", "arrive", "arrivait",
-                     "arriva", "reste", "restait", "manque", "manquait", "importe"):
-            if first in ("manque", "manquait") and words[1] in ("de", "d'"):
-                return len(words) > 2 and words[2] in ("l'", "la", "le")  # il manque de l'eau
-            return len(words) > 1 and (words[1] in _QUANTITIES or words[1].isdigit())
-        return True
-    if first in ("fait", "faisait", "fera", "ferait"):
-        return len(words) > 1 and words[1] in _WEATHER
-    if first in ("est", "était", "sera", "serait", "fut", "a", "avait"):
-        rest = words[1:]
-        if first in ("a", "avait"):
-            if not rest or rest[0] != "été":
-                return False
-            rest = rest[1:]
-        if not rest:
-            return False
-        if len(rest) > 1 and rest[0] in _IMPERSONAL_PARTICIPLES and (
-                rest[1] in _QUANTITIES or rest[1].isdigit()) and rest[1] not in (
-                "que", "qu'", "de", "d'", "la", "le", "les", "bien", "encore", "plus"):
-            return True  # il est arrivé un accident
-        while len(rest) > 1 and rest[0] in ("environ", "presque", "déjà", "bientôt",
-                                            "exactement", "pile", "juste"):
-            rest = rest[1:]
-        if (first == "était" and rest[:2] == ["une", "fois"]) or rest[:2] == ["grand", "temps"]:
-            return True
-        if rest[0] in _TIME_WORDS or rest[0].isdigit():
-            return rest[0] not in ("une",) or (len(rest) > 1 and rest[1].startswith("heure"))
-        for k, word in enumerate(rest[:4]):
-            if word in ("de", "d'", "que", "qu'"):
-                return k > 0 and all(w in _IMPERSONAL_ADJECTIVES or w in ("pas", "plus")
-                                     for w in rest[:k])
-    return False
-
 
 # ---------------------------------------------------------------- agreement
 
@@ -561,20 +454,7 @@ def _possessed(swap: _Swap, i: int) -> bool:
 
 
 def _stressed(swap: _Swap, i: int) -> bool:
-    lows, n = swap.lows, len(swap.lows)
-    before = lows[i - 1] if i > 0 else ""
-    after = lows[i + 1] if i + 1 < n else ""
-    if after.startswith(("-même", "-")) and (after != "-" or (
-            i + 2 < n and lows[i + 2].startswith("même"))):
-        return True
-    if before in _PREPOSITIONS:
-        return True
-    if before in ("que", "qu'", "et", "ou", "ni"):
-        return after in ("", ".", ",", "!", "?", ";", ":", ")", "et", "ou")
-    if before in ("est", "était", "sont", "étaient", "sera") and i > 1 and lows[i - 2] in (
-            "c'", "ce"):
-        return True
-    return i == 0 and after == ","
+    return is_stressed(swap.lows, i)
 
 
 def _elide_before(swap: _Swap, k: int, new: str) -> None:
@@ -594,15 +474,33 @@ def _elide_before(swap: _Swap, k: int, new: str) -> None:
     swap.edits[k] = Edit(token.idx, end, shown)
 
 
-def french_swap(doc: Any) -> Perturbation | None:
+def french_swap(doc: Any, names: Mapping[str, tuple[str, str]] | None = None
+                ) -> Perturbation | None:
     """The gender counterfactual of the parsed French sentence `doc` (module docstring),
-    or None when it mentions no gendered person."""
+    or None when it mentions no gendered person. With `names` (a first name -> (its
+    gender, the name it becomes): `french_name_pairs`), first names swap too, a subject
+    name with its predicate's agreement ("Marie est allée" -> "Jean est allé")."""
     swap = _Swap(doc)
     lex = lexicon()
     lows = swap.lows
     n = len(doc)
     for i, token in enumerate(doc):
         if i in swap.new_words:
+            continue
+        if names and token.text in names and token.text[:1].isupper():
+            gender, other = names[token.text]
+            swap.put(i, other)
+            swap.sources.add(gender)
+            j = i + 1
+            while j < n and doc[j].text[:1].isupper() and doc[j].is_alpha:
+                j += 1  # a surname: Marie Curie est allée
+            if j < n and lows[j] in ("et", "ou"):
+                continue  # the first of coordinated names: the last one agrees for both
+            if i >= 2 and lows[i - 1] in ("et", "ou") and doc[i - 2].text in names:
+                both = {_OPPOSITE[gender], _OPPOSITE[names[doc[i - 2].text][0]]}
+                swap.predicate(j, "male" if "male" in both else "female", "plur")
+            elif i == 0 or lows[i - 1] not in _PREPOSITIONS:
+                swap.predicate(j, _OPPOSITE[gender], "sing")
             continue
         low = lows[i]
         bare = low.lstrip("-")
@@ -621,6 +519,7 @@ def french_swap(doc: Any) -> Perturbation | None:
                 gender, number = "male", "sing"
             new = _STRESSED_FORM[(_OPPOSITE[gender], number)]
             swap.put(i, low[: len(low) - len(bare)] + new)
+            swap.relative(i + 1, _OPPOSITE[gender], number)  # c'est lui qui est venu
             if i > 0 and lows[i - 1] in ("qu'", "que", "d'", "de") and not doc[i - 1].is_sent_start:
                 _elide_before(swap, i - 1, new)
             swap.sources.add(gender)
@@ -718,16 +617,61 @@ def french_swap(doc: Any) -> Perturbation | None:
                        attribute="gender", from_group=from_group, to_group=to_group)
 
 
+def french_name_pairs(swap_names: bool | Mapping[str, str],
+                      pairs: Sequence[tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """The first-name table of `french_swap`: name -> (its gender, the name it becomes).
+    `swap_names` True pairs the (female, male) `pairs` both ways (the French lists by
+    rank: `perturb.languages.french_name_table`); a mapping name -> name is used both
+    ways, each name's gender from `pairs` or given as the mapping's key side (`ValueError`
+    names one with no known gender)."""
+    if swap_names is False:
+        return {}
+    known = {f: "female" for f, _ in pairs} | {m: "male" for _, m in pairs}
+    if swap_names is True:
+        table = {f: ("female", m) for f, m in pairs}
+        table.update({m: ("male", f) for f, m in pairs})
+        return table
+    table = {}
+    for a, b in swap_names.items():
+        gender = known.get(a) or (_OPPOSITE[known[b]] if b in known else None)
+        if gender is None:
+            raise ValueError(a)
+        table[a] = (gender, b)
+        table.setdefault(b, (_OPPOSITE[gender], a))
+    return table
+
+
+def name_edits(doc: Any, i: int, name: str, gender: str) -> list[Edit]:
+    """The edits that put `name`, of `gender` ("female" / "male"), in place of the personal
+    pronoun at ``doc[i]`` (a subject il/elle or a stressed lui/elle), with the agreement of
+    that gender: "Il est allé." -> "Marie est allée.", "Elle s'est levée." -> "Jean s'est
+    levé."; an elided que/de before it is written out or elided as the name needs
+    ("qu'elle" -> "que Marie", "que lui" -> "qu'Anne")."""
+    lows = [_low(t) for t in doc]
+    stressed = lows[i] in ("lui", "elle") and is_stressed(lows, i)
+    swap = _Swap(doc)
+    token = doc[i]
+    swap.edits[i] = Edit(token.idx, token.idx + len(token.text), name)
+    swap.new_words[i] = name.lower()
+    if i > 0 and lows[i - 1] in ("qu'", "que", "d'", "de"):
+        _elide_before(swap, i - 1, name)
+    if stressed:
+        swap.relative(i + 1, gender, "sing")  # c'est lui qui est venu
+    else:
+        swap.predicate(i + 1, gender, "sing")
+    return list(swap.edits.values())
+
+
 def name_at_anchors(doc: Any, names: list[tuple[str, str]]) -> list[Perturbation]:
     """Each personal subject or stressed pronoun of `doc` (il, elle, lui after a
     preposition; never an impersonal il, nor an inverted -il) replaced by each of `names`
-    (name, "female" / "male"), with the agreement of that name's gender: "Il est content."
-    -> "Marie est contente." The perturbations have kind "names", `to_group` the name's
-    gender and `from_group` the pronoun's."""
+    (name, "female" / "male"), with the agreement of that name's gender (`name_edits`):
+    "Il est content." -> "Marie est contente." The perturbations have kind "names",
+    `to_group` the name's gender and `from_group` the pronoun's."""
     lows = [_low(t) for t in doc]
     found: list[Perturbation] = []
     for i, low in enumerate(lows):
-        stressed = low in ("lui", "elle") and _stressed(_Swap(doc), i)
+        stressed = low in ("lui", "elle") and is_stressed(lows, i)
         if low == "il" and is_impersonal(doc, i):
             continue
         if low not in ("il", "elle") and not stressed:
@@ -736,14 +680,7 @@ def name_at_anchors(doc: Any, names: list[tuple[str, str]]) -> list[Perturbation
             continue
         source = "female" if low == "elle" else "male"
         for name, gender in names:
-            swap = _Swap(doc)
-            token = doc[i]
-            swap.edits[i] = Edit(token.idx, token.idx + len(token.text), name)
-            swap.new_words[i] = name.lower()
-            if i > 0 and lows[i - 1] in ("qu'", "que", "d'", "de"):
-                _elide_before(swap, i - 1, name)
-            if not stressed:
-                swap.predicate(i + 1, gender, "sing")
-            found.append(apply_edits(doc.text, list(swap.edits.values()), kind="names",
-                                     attribute="gender", from_group=source, to_group=gender))
+            found.append(apply_edits(doc.text, name_edits(doc, i, name, gender),
+                                     kind="names", attribute="gender", from_group=source,
+                                     to_group=gender))
     return found
