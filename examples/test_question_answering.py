@@ -1,4 +1,4 @@
-"""Example 9: does an extractive QA model answer the same when the person changes?
+"""Example 10: does an extractive QA model answer the same when the person changes?
 
 No PyPI package ships the weights of an extractive QA model (a SQuAD-style reader), so
 this example uses the chat model of example 8, SmolLM2-135M-Instruct served by
