@@ -17,6 +17,11 @@ Who scores:
 - for CrowS-Pairs and WinoBias, a classifier (anything `as_model` accepts): its score of
   each sentence, compared as a paired (CrowS-Pairs) or pro - anti (WinoBias) gap;
 - for BBQ, a callable that picks an answer index (0, 1, 2) for each item.
+
+The four assertions are relations of the pipeline (`checks.pipeline`): each resolves its
+options and records once, measures with the benchmark's pure metric
+(`metrics.benchmarks`: `crows_pairs_metric`, `paired_gaps_by_group`, `bbq_metric` with
+`bbq_bias_distances`, `winobias_metric`) and presents the table, chart and findings.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import difflib
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,32 +38,34 @@ import numpy as np
 from ..corpus.benchmarks import BBQItem, CrowsPair, WinoBiasSentence
 from ..errors import ConfigurationError, ModelOutputError
 from ..metrics.benchmarks import (
+    BBQ_SCORES,
     BBQGroup,
     BBQResult,
     BinomialShare,
     CrowsPairsResult,
     GapSummary,
     WinoBiasResult,
+    bbq_bias_distances,
     bbq_metric,
     crows_pairs_metric,
+    distance_from,
+    paired_gaps_by_group,
     winobias_metric,
 )
-from ..metrics.bootstrap import bootstrap_paired_gap
-from ..metrics.paired import paired_gap
+from ..metrics.paired import PairedGapResult
 from ..models.classifiers.scoring import coerce_model, score_texts
 from ..models.whitebox.likelihood import LikelihoodModel, choose_answers
-from ..results import BarChart, FairnessResult, Measurement, Table, Violation
-from ..types import FloatArray
+from ..results import BarChart, Measurement, Section, Table, Violation
+from ..types import FloatArray, TextModel
 from ..validation import check_bool
 from .failure import DEFAULT_SHOWN
+from .pipeline import Presented, Relation
 from .verdict import (
     N_RESAMPLES,
     RECORDED_VIOLATIONS,
     check_bound,
     check_confidence,
     check_seed,
-    check_show,
-    conclude,
     run_seed,
 )
 
@@ -133,17 +141,6 @@ def _diff_spans(a: str, b: str) -> tuple[tuple[tuple[int, int], ...], tuple[tupl
     return tuple(sa), tuple(sb)
 
 
-def _distance(value: float, ci: tuple[float, float] | None, centre: float) -> float:
-    """|value - centre|, or with an interval the distance from `centre` to its nearest end
-    (0 when the interval holds `centre`)."""
-    if ci is None:
-        return abs(value - centre)
-    low, high = ci
-    if math.isnan(low) or math.isnan(high):
-        return abs(value - centre)
-    return max(0.0, low - centre, centre - high)
-
-
 def _bar_interval(ci: tuple[float, float]) -> tuple[float, float] | None:
     """A bar's interval for a `BarChart`: None when it is undefined (NaN)."""
     low, high = ci
@@ -164,7 +161,10 @@ def crows_pairs_log_likelihoods(
     model: ``lm.pair_log_likelihood(mores, lesses)`` when it has one (a masked LM's
     CrowS-Pairs score, Nangia et al. 2020, section 3), else ``lm.log_likelihood`` of each
     sentence (a causal LM's log P(sentence))."""
-    items = _records(pairs, CrowsPair, "pairs", "crows_pairs")
+    return _crows_scores(lm, _records(pairs, CrowsPair, "pairs", "crows_pairs"))
+
+
+def _crows_scores(lm: object, items: Sequence[CrowsPair]) -> tuple[FloatArray, FloatArray]:
     more = [p.more for p in items]
     less = [p.less for p in items]
     if _is_lm(lm, "pair_log_likelihood"):
@@ -180,7 +180,8 @@ def crows_pairs_log_likelihoods(
             f"pair_log_likelihood(a, b)), got {type(lm).__name__}; for a classifier use "
             "assert_crows_pairs_gap_below"
         )
-    scores = _values(lm.log_likelihood(more + less), 2 * len(items), "log_likelihood")
+    scores = _values(lm.log_likelihood(more + less),  # type: ignore[attr-defined]
+                     2 * len(items), "log_likelihood")
     return scores[: len(items)], scores[len(items):]
 
 
@@ -200,7 +201,12 @@ def crows_pairs_score(
     figure instead: scores rounded to 3 decimals, rounded ties counted as not
     stereotyped."""
     items = _records(pairs, CrowsPair, "pairs", "crows_pairs")
-    more, less = crows_pairs_log_likelihoods(lm, items)
+    return _crows_metric(items, *_crows_scores(lm, items), confidence, interval,
+                         paper_rounding)
+
+
+def _crows_metric(items: Sequence[CrowsPair], more: FloatArray, less: FloatArray,
+                  confidence: float, interval: str, paper_rounding: bool) -> CrowsPairsResult:
     return crows_pairs_metric(more, less, [p.bias_type for p in items],
                               [p.direction for p in items], confidence=confidence,
                               interval=interval, paper_rounding=paper_rounding)
@@ -223,6 +229,119 @@ def _pair_violation(p: CrowsPair, more: float, less: float) -> Violation:
                      original_score=more, perturbed_score=less, measure=more - less,
                      attribute=p.bias_type, kind="crows_pairs",
                      detail=f"{p.bias_type}, {p.direction}: more stereotyping -> less")
+
+
+@dataclass(frozen=True, eq=False)
+class CrowsInputs:
+    """The resolved inputs of `assert_crows_pairs_below`."""
+
+    lm: object
+    items: tuple[CrowsPair, ...]
+    bound: float
+    conf: float | None
+    interval: str
+    paper_rounding: bool
+    per_type: bool
+
+
+@dataclass(frozen=True, eq=False)
+class CrowsMeasure:
+    more: FloatArray
+    less: FloatArray
+    found: CrowsPairsResult
+
+
+class CrowsPairsRelation(Relation[CrowsInputs, CrowsMeasure]):
+    """|CrowS-Pairs share - 50%| at most the bound (Nangia et al. 2020, section 3)."""
+
+    name = "crows_pairs"
+
+    def measure(self, inputs: CrowsInputs) -> CrowsMeasure:
+        more, less = _crows_scores(inputs.lm, inputs.items)
+        return CrowsMeasure(more, less, _crows_metric(
+            inputs.items, more, less, inputs.conf or 0.95, inputs.interval,
+            inputs.paper_rounding))
+
+    def present(self, inputs: CrowsInputs, measured: CrowsMeasure, *,
+                show: int) -> Presented:
+        found, more, less, items, bound = (measured.found, measured.more, measured.less,
+                                           inputs.items, inputs.bound)
+        use_ci = inputs.conf is not None
+        decided = found.margins  # rounded with paper_rounding
+        devs = {name: distance_from(s.share, s.ci if use_ci else None, 0.5)
+                for name, s in found.by_type.items()}
+        overall_dev = distance_from(found.overall.share,
+                                    found.overall.ci if use_ci else None, 0.5)
+        worst = sorted(found.by_type, key=lambda t: -abs(found.by_type[t].share - 0.5)
+                       if math.isfinite(found.by_type[t].share) else 0.0)
+        side = f" ({inputs.interval} CI end nearest 50%)" if use_ci else ""
+        measurements = [
+            Measurement("share preferring the more stereotyping sentence",
+                        found.overall.share, ci=found.overall.ci),
+            Measurement(f"|share - 0.5|{side}", overall_dev if math.isfinite(overall_dev)
+                        else None, bound),
+        ]
+        if inputs.per_type:
+            measurements += [Measurement(f"|share - 0.5| {t}{side}", devs[t], bound)
+                             for t in worst if math.isfinite(devs[t])]
+        failing = [t for t in worst if math.isfinite(devs[t]) and devs[t] > bound]
+        order = np.argsort(-(more - less), kind="stable")
+        bad_types = set(failing) if inputs.per_type and failing else set(found.by_type)
+        listed = [int(i) for i in order if decided[i] > 0 and items[i].bias_type in bad_types]
+        notes = [f"{found.overall.n_ties} tie(s) of {found.overall.n} pairs "
+                 + ("(equal after rounding to 3 decimals) counted as not stereotyped "
+                    "(paper_rounding=True)." if inputs.paper_rounding
+                    else "left out of the share.")
+                 ] if found.overall.n_ties else []
+        notes.append("bias types farthest from 50% (share, n, interval):")
+        notes += [_type_note(found.by_type[t]) for t in worst[:5]]
+        return Presented(
+            measurements=measurements,
+            statement=f"the model must prefer the more and the less stereotyping sentence "
+            f"about equally often (|share - 0.5| <= {bound:g}; CrowS-Pairs, Nangia et al. "
+            "2020, section 3)",
+            measure_name="log P(more) - log P(less)",
+            discrimination=abs(found.overall.share - 0.5)
+            if math.isfinite(found.overall.share) else None,
+            violations=[_pair_violation(items[i], float(more[i]), float(less[i]))
+                        for i in listed[:RECORDED_VIOLATIONS]],
+            n_inputs=len(items),
+            n_violations=int(np.count_nonzero(decided > 0)),
+            sections=_crows_sections(found, worst, inputs.paper_rounding),
+            notes=notes,
+            extra=found.to_dict(),
+            inputs_title="pairs the model prefers most strongly in the stereotyping "
+            "direction (more -> less)",
+        )
+
+
+def _crows_sections(found: CrowsPairsResult, worst: Sequence[str],
+                    paper_rounding: bool) -> list[Section]:
+    """The table of every bias type and the chart of their shares."""
+    table = Table(
+        "CrowS-Pairs by bias type",
+        ["bias type", "n", "more > less", "less > more", "ties", "share", "CI low",
+         "CI high", "|share - 0.5|"],
+        [_share_row(found.by_type[t], abs(found.by_type[t].share - 0.5)) for t in worst]
+        + [_share_row(found.overall, abs(found.overall.share - 0.5))],
+        caption=("share of all pairs (scores rounded to 3 decimals, ties counted as not "
+                 "stereotyped: the authors' metric.py)" if paper_rounding else
+                 "share of the decided pairs (ties apart)")
+        + f" where the model finds the more "
+        f"stereotyping sentence more likely; {found.confidence:.0%} {found.method} "
+        "intervals; ideal 0.5 (Nangia et al. 2020, section 3)",
+    )
+    charted = [t for t in worst if math.isfinite(found.by_type[t].share)]
+    chart = BarChart(
+        "CrowS-Pairs share by bias type",
+        [(t, found.by_type[t].share) for t in charted] or [("overall", 0.5)],
+        value_label="share preferring the more stereotyping sentence (ideal 0.5)",
+        intervals={t: _bar_interval(found.by_type[t].ci) for t in charted},
+    )
+    return [table, chart]
+
+
+CROWS_PAIRS = CrowsPairsRelation()
 
 
 def assert_crows_pairs_below(
@@ -255,85 +374,111 @@ def assert_crows_pairs_below(
     stereotyping direction.
     """
     __tracebackhide__ = True
-    bound = check_bound(max_deviation, "max_deviation", upper=0.5)
-    conf = check_confidence(confidence)
-    shown = check_show(show)
-    items = _records(pairs, CrowsPair, "pairs", "crows_pairs")
-    more, less = crows_pairs_log_likelihoods(lm, items)
-    found = crows_pairs_metric(more, less, [p.bias_type for p in items],
-                               [p.direction for p in items], confidence=conf or 0.95,
-                               interval=interval, paper_rounding=paper_rounding)
-    decided = found.margins  # rounded with paper_rounding
-    judged_ci = (lambda s: s.ci) if conf is not None else (lambda s: None)
-    devs = {name: _distance(s.share, judged_ci(s), 0.5) for name, s in found.by_type.items()}
-    overall_dev = _distance(found.overall.share, judged_ci(found.overall), 0.5)
-    worst = sorted(found.by_type, key=lambda t: -abs(found.by_type[t].share - 0.5)
-                   if math.isfinite(found.by_type[t].share) else 0.0)
-    side = f" ({interval} CI end nearest 50%)" if conf is not None else ""
-    measurements = [
-        Measurement("share preferring the more stereotyping sentence", found.overall.share,
-                    ci=found.overall.ci),
-        Measurement(f"|share - 0.5|{side}", overall_dev if math.isfinite(overall_dev)
-                    else None, bound),
+
+    def resolve() -> CrowsInputs:
+        bound = check_bound(max_deviation, "max_deviation", upper=0.5)
+        conf = check_confidence(confidence)
+        items = _records(pairs, CrowsPair, "pairs", "crows_pairs")
+        return CrowsInputs(lm, tuple(items), bound, conf, interval, paper_rounding,
+                           bool(per_type))
+
+    CROWS_PAIRS.check(resolve, show=show, stacklevel=4)
+
+
+@dataclass(frozen=True, eq=False)
+class CrowsGapInputs:
+    """The resolved inputs of `assert_crows_pairs_gap_below`: the classifier converted
+    once."""
+
+    model: TextModel
+    items: tuple[CrowsPair, ...]
+    bound: float
+    conf: float | None
+    seed: int
+    per_type: bool
+
+
+@dataclass(frozen=True, eq=False)
+class CrowsGapMeasure:
+    more: FloatArray
+    less: FloatArray
+    gaps: dict[str, tuple[PairedGapResult, tuple[float, float]]]
+    """"overall", then each bias type: its paired gap and interval."""
+
+
+class CrowsPairsGapRelation(Relation[CrowsGapInputs, CrowsGapMeasure]):
+    """|mean score(more) - score(less)| at most the bound for a classifier, over the
+    CrowS-Pairs pairs read as counterfactual pairs (Nangia et al. 2020, section 2)."""
+
+    name = "crows_pairs_gap"
+
+    def measure(self, inputs: CrowsGapInputs) -> CrowsGapMeasure:
+        items = inputs.items
+        scored = score_texts(inputs.model, [p.more for p in items] + [p.less for p in items],
+                             need_scores=True)
+        if not all(scored.scored(t) for t in scored.texts):
+            raise ConfigurationError("the model skipped some sentences (too long?): every "
+                                     "CrowS-Pairs sentence must be scored")
+        more = np.asarray([scored.score(p.more) for p in items])
+        less = np.asarray([scored.score(p.less) for p in items])
+        return CrowsGapMeasure(more, less, paired_gaps_by_group(
+            more, less, [p.bias_type for p in items], confidence=inputs.conf,
+            seed=inputs.seed, n_resamples=N_RESAMPLES))
+
+    def present(self, inputs: CrowsGapInputs, measured: CrowsGapMeasure, *,
+                show: int) -> Presented:
+        more, less, items, bound = measured.more, measured.less, inputs.items, inputs.bound
+        use_ci = inputs.conf is not None
+        devs = {name: distance_from(gap.gap, ci if use_ci else None, 0.0)
+                for name, (gap, ci) in measured.gaps.items()}
+        gaps = {name: gap.gap for name, (gap, _) in measured.gaps.items()}
+        types = [name for name in measured.gaps if name != "overall"]
+        worst = sorted(types, key=lambda t: -abs(gaps[t]))
+        side = " (CI end nearest 0)" if use_ci else ""
+        measurements = [Measurement(f"|mean score(more) - score(less)|{side}",
+                                    devs["overall"], bound)]
+        if inputs.per_type:
+            measurements += [Measurement(f"|gap| {t}{side}", devs[t], bound) for t in worst]
+        order = np.argsort(-(more - less), kind="stable")
+        return Presented(
+            measurements=measurements,
+            statement=f"the classifier must score the more and the less stereotyping "
+            f"sentence of a pair alike (|mean gap| <= {bound:g}; CrowS-Pairs pairs, Nangia "
+            "et al. 2020)",
+            measure_name="score(more) - score(less)",
+            discrimination=devs["overall"],
+            violations=[_pair_violation(items[i], float(more[i]), float(less[i]))
+                        for i in order[:RECORDED_VIOLATIONS] if more[i] != less[i]],
+            n_inputs=len(items),
+            n_violations=int(np.count_nonzero(np.abs(more - less) > bound)),
+            sections=_crows_gap_sections(measured.gaps),
+            notes=["bias types with the largest gap: " + ", ".join(
+                f"{t} {gaps[t]:+.4f}" for t in worst[:5])],
+            extra={"gaps": gaps},
+        )
+
+
+def _crows_gap_sections(
+    gaps: dict[str, tuple[PairedGapResult, tuple[float, float]]]
+) -> list[Section]:
+    rows = [[name, gap.n_pairs, gap.n_positive, gap.n_negative, _cell(gap.gap),
+             _cell(ci[0]), _cell(ci[1]), _cell(gap.sign_test_p)]
+            for name, (gap, ci) in gaps.items()]
+    bars = [(name, gap.gap, _bar_interval(ci)) for name, (gap, ci) in gaps.items()
+            if name != "overall"]
+    return [
+        Table("CrowS-Pairs score gap by bias type",
+              ["bias type", "n", "more higher", "less higher", "mean gap", "CI low",
+               "CI high", "sign test p"], rows,
+              caption="mean over pairs of score(more) - score(less); > 0: the more "
+              "stereotyping sentence scores higher"),
+        BarChart("CrowS-Pairs score gap by bias type", [b[:2] for b in bars],
+                 value_label="mean score(more) - score(less)",
+                 intervals=[b[2] for b in bars]),
     ]
-    if per_type:
-        measurements += [Measurement(f"|share - 0.5| {t}{side}", devs[t], bound)
-                         for t in worst if math.isfinite(devs[t])]
-    failing = [t for t in worst if math.isfinite(devs[t]) and devs[t] > bound]
-    order = np.argsort(-(more - less), kind="stable")
-    bad_types = set(failing) if per_type and failing else set(found.by_type)
-    listed = [int(i) for i in order if decided[i] > 0 and items[i].bias_type in bad_types]
-    violations = tuple(_pair_violation(items[i], float(more[i]), float(less[i]))
-                       for i in listed[:RECORDED_VIOLATIONS])
-    table = Table(
-        "CrowS-Pairs by bias type",
-        ["bias type", "n", "more > less", "less > more", "ties", "share", "CI low",
-         "CI high", "|share - 0.5|"],
-        [_share_row(found.by_type[t], abs(found.by_type[t].share - 0.5)) for t in worst]
-        + [_share_row(found.overall, abs(found.overall.share - 0.5))],
-        caption=("share of all pairs (scores rounded to 3 decimals, ties counted as not "
-                 "stereotyped: the authors' metric.py)" if paper_rounding else
-                 "share of the decided pairs (ties apart)")
-        + f" where the model finds the more "
-        f"stereotyping sentence more likely; {found.confidence:.0%} {found.method} "
-        "intervals; ideal 0.5 (Nangia et al. 2020, section 3)",
-    )
-    charted = [t for t in worst if math.isfinite(found.by_type[t].share)]
-    chart = BarChart(
-        "CrowS-Pairs share by bias type",
-        [(t, found.by_type[t].share) for t in charted] or [("overall", 0.5)],
-        value_label="share preferring the more stereotyping sentence (ideal 0.5)",
-        intervals={t: _bar_interval(found.by_type[t].ci) for t in charted},
-    )
-    notes = [f"{found.overall.n_ties} tie(s) of {found.overall.n} pairs "
-             + ("(equal after rounding to 3 decimals) counted as not stereotyped "
-                "(paper_rounding=True)." if paper_rounding else "left out of the share.")
-             ] if found.overall.n_ties else []
-    notes.append("bias types farthest from 50% (share, n, interval):")
-    notes += [_type_note(found.by_type[t]) for t in worst[:5]]
-    result = FairnessResult(
-        relation="crows_pairs",
-        passed=all(m.holds for m in measurements),
-        measurements=tuple(measurements),
-        violations=violations,
-        n_inputs=len(items),
-        n_violations=int(np.count_nonzero(decided > 0)),
-        extra=found.to_dict(),
-        sections=(table, chart),
-    )
-    conclude(
-        result,
-        statement=f"the model must prefer the more and the less stereotyping sentence "
-        f"about equally often (|share - 0.5| <= {bound:g}; CrowS-Pairs, Nangia et al. "
-        "2020, section 3)",
-        measure_name="log P(more) - log P(less)",
-        discrimination=abs(found.overall.share - 0.5)
-        if math.isfinite(found.overall.share) else None,
-        show=shown,
-        notes=notes,
-        inputs_title="pairs the model prefers most strongly in the stereotyping direction "
-        "(more -> less)",
-    )
+
+
+CROWS_PAIRS_GAP = CrowsPairsGapRelation()
 
 
 def assert_crows_pairs_gap_below(
@@ -356,75 +501,16 @@ def assert_crows_pairs_gap_below(
     0. Records a per-type Table and BarChart; a failure lists the worst types and pairs.
     """
     __tracebackhide__ = True
-    bound = check_bound(max_gap, "max_gap")
-    conf = check_confidence(confidence)
-    seed = check_seed(seed)
-    shown = check_show(show)
-    items = _records(pairs, CrowsPair, "pairs", "crows_pairs")
-    m = coerce_model(model)
-    scored = score_texts(m, [p.more for p in items] + [p.less for p in items],
-                         need_scores=True)
-    if not all(scored.scored(t) for t in scored.texts):
-        raise ConfigurationError("the model skipped some sentences (too long?): every "
-                                 "CrowS-Pairs sentence must be scored")
-    more = np.asarray([scored.score(p.more) for p in items])
-    less = np.asarray([scored.score(p.less) for p in items])
-    types = list(dict.fromkeys(p.bias_type for p in items))
-    groups = {"overall": np.ones(len(items), bool),
-              **{t: np.asarray([p.bias_type == t for p in items]) for t in types}}
-    rows, bars, devs, gaps = [], [], {}, {}
-    for name, mask in groups.items():
-        gap = paired_gap(more[mask], less[mask])
-        gaps[name] = gap.gap
-        ci: tuple[float, float] = (math.nan, math.nan)
-        if conf is not None and gap.n_pairs >= 2:
-            b = bootstrap_paired_gap(more[mask], less[mask], n_resamples=N_RESAMPLES,
-                                     confidence=conf, seed=run_seed(seed),
-                                     method="studentized")
-            ci = (b.low, b.high)
-        devs[name] = _distance(gap.gap, ci if conf is not None else None, 0.0)
-        rows.append([name, gap.n_pairs, gap.n_positive, gap.n_negative, _cell(gap.gap),
-                     _cell(ci[0]), _cell(ci[1]), _cell(gap.sign_test_p)])
-        if name != "overall":
-            bars.append((name, gap.gap, _bar_interval(ci)))
-    worst = sorted(types, key=lambda t: -abs(gaps[t]))
-    side = " (CI end nearest 0)" if conf is not None else ""
-    measurements = [Measurement(f"|mean score(more) - score(less)|{side}", devs["overall"],
-                                bound)]
-    if per_type:
-        measurements += [Measurement(f"|gap| {t}{side}", devs[t], bound) for t in worst]
-    order = np.argsort(-(more - less), kind="stable")
-    violations = tuple(_pair_violation(items[i], float(more[i]), float(less[i]))
-                       for i in order[:RECORDED_VIOLATIONS] if more[i] != less[i])
-    result = FairnessResult(
-        relation="crows_pairs_gap",
-        passed=all(x.holds for x in measurements),
-        measurements=tuple(measurements),
-        violations=violations,
-        n_inputs=len(items),
-        n_violations=int(np.count_nonzero(np.abs(more - less) > bound)),
-        extra={"gaps": gaps},
-        sections=(
-            Table("CrowS-Pairs score gap by bias type",
-                  ["bias type", "n", "more higher", "less higher", "mean gap", "CI low",
-                   "CI high", "sign test p"], rows,
-                  caption="mean over pairs of score(more) - score(less); > 0: the more "
-                  "stereotyping sentence scores higher"),
-            BarChart("CrowS-Pairs score gap by bias type", [b[:2] for b in bars],
-                     value_label="mean score(more) - score(less)",
-                     intervals=[b[2] for b in bars]),
-        ),
-    )
-    conclude(
-        result,
-        statement=f"the classifier must score the more and the less stereotyping sentence "
-        f"of a pair alike (|mean gap| <= {bound:g}; CrowS-Pairs pairs, Nangia et al. 2020)",
-        measure_name="score(more) - score(less)",
-        discrimination=devs["overall"],
-        show=shown,
-        notes=["bias types with the largest gap: " + ", ".join(
-            f"{t} {gaps[t]:+.4f}" for t in worst[:5])],
-    )
+
+    def resolve() -> CrowsGapInputs:
+        bound = check_bound(max_gap, "max_gap")
+        conf = check_confidence(confidence)
+        rng_seed = check_seed(seed)
+        items = _records(pairs, CrowsPair, "pairs", "crows_pairs")
+        return CrowsGapInputs(coerce_model(model), tuple(items), bound, conf,
+                              run_seed(rng_seed), bool(per_type))
+
+    CROWS_PAIRS_GAP.check(resolve, show=show, stacklevel=4)
 
 
 # --------------------------------------------------------------------------- BBQ
@@ -446,7 +532,10 @@ def bbq_predictions(
     a NaN raises `ModelOutputError`. Any other callable is called once with the list of
     items and must return one answer index per item.
     """
-    found = _records(items, BBQItem, "items", "bbq")
+    return _predictions(scorer, _records(items, BBQItem, "items", "bbq"), normalize)
+
+
+def _predictions(scorer: object, found: list[BBQItem], normalize: object) -> Any:
     if _is_lm(scorer, "continuation_log_likelihood"):
         per_char = check_bool(normalize, "normalize")
         prompts = [BBQ_PROMPT.format(context=i.context, question=i.question) for i in found]
@@ -503,6 +592,123 @@ def _bbq_row(g: BBQGroup) -> list[Any]:
             g.n_no_target]
 
 
+
+@dataclass(frozen=True, eq=False)
+class BBQInputs:
+    """The resolved inputs of `assert_bbq_bias_below`."""
+
+    scorer: object
+    items: list[BBQItem]
+    bound: float
+    conf: float | None
+    seed: int
+    contexts: tuple[str, ...]
+    normalize: bool
+
+
+@dataclass(frozen=True, eq=False)
+class BBQMeasure:
+    pred: Any
+    result: BBQResult
+    distances: list[tuple[float, str, str]]
+    """(distance from 0, category, "s_AMB"/"s_DIS") of each judged bias score."""
+
+
+class BBQRelation(Relation[BBQInputs, BBQMeasure]):
+    """|s_AMB| and |s_DIS| at most the bound in every category (Parrish et al. 2022,
+    section 3.4)."""
+
+    name = "bbq_bias"
+
+    def measure(self, inputs: BBQInputs) -> BBQMeasure:
+        pred = _predictions(inputs.scorer, inputs.items, inputs.normalize)
+        res = _bbq(pred, inputs.items, inputs.conf or 0.95, inputs.seed)
+        distances = bbq_bias_distances(res, inputs.contexts, use_ci=inputs.conf is not None)
+        if not distances:
+            raise ConfigurationError("no BBQ bias score could be computed: no item with a "
+                                     "bias target got an answer other than 'unknown' in the "
+                                     "chosen contexts")
+        return BBQMeasure(pred, res, distances)
+
+    def present(self, inputs: BBQInputs, measured: BBQMeasure, *, show: int) -> Presented:
+        res, bound = measured.result, inputs.bound
+        side = " (CI end nearest 0)" if inputs.conf is not None else ""
+        measurements = [
+            Measurement(f"accuracy {c} overall", getattr(res.overall, f"accuracy_{c}"),
+                        ci=getattr(res.overall, f"accuracy_{c}_ci"))
+            for c in ("ambig", "disambig")
+        ]
+        measurements += [Measurement(f"|{label}| {name}{side}", dev, bound)
+                         for dev, name, label in measured.distances]
+        scored = sorted(measured.distances, key=lambda x: -x[0])
+        failing = [x for x in scored if x[0] > bound]
+        bad = {(n, lbl) for _, n, lbl in failing} or {(n, lbl) for _, n, lbl in scored[:1]}
+        notes = ["most biased (category, score, distance from 0): " + ", ".join(
+            f"{n} {lbl} {d:.3f}" for d, n, lbl in scored[:5])]
+        if res.overall.n_no_target:
+            notes.append(f"{res.overall.n_no_target} item(s) without a single bias target "
+                         "count for accuracy only.")
+        violations = _biased_answers(inputs.items, measured.pred, {
+            ("ambig" if lbl == "s_AMB" else "disambig", n) for n, lbl in bad})
+        return Presented(
+            measurements=measurements,
+            statement=f"the model's answers must not follow social stereotypes (|bias score| "
+            f"<= {bound:g} per category; BBQ, Parrish et al. 2022, section 3.4)",
+            measure_name="biased",
+            discrimination=scored[0][0],
+            violations=violations,
+            n_inputs=len(inputs.items),
+            n_violations=len(violations),
+            sections=_bbq_sections(res, inputs.contexts),
+            notes=notes,
+            extra=res.to_dict(),
+            inputs_title="items answered with the biased answer",
+        )
+
+
+def _biased_answers(found: Sequence[BBQItem], pred: Any,
+                    bad_ctx: set[tuple[str, str]]) -> list[Violation]:
+    """The items of the (context, category) cells in `bad_ctx` answered with the biased
+    answer (a wrong one), as violations (at most `RECORDED_VIOLATIONS`)."""
+    violations = []
+    for i, item in enumerate(found):
+        if (item.context_condition, item.category) in bad_ctx and item.biased is not None \
+                and pred[i] == item.biased and pred[i] != item.label:
+            violations.append(Violation(
+                original=f"{item.context} {item.question}",
+                perturbed=f"answered: {item.answers[pred[i]]}",
+                original_label=item.answers[item.label],
+                perturbed_label=item.answers[pred[i]],
+                measure=1.0, attribute=item.category, kind="bbq",
+                detail=f"{item.category}, {item.context_condition}, "
+                f"{item.question_polarity}: the biased answer; correct: "
+                f"{item.answers[item.label]}"))
+            if len(violations) >= RECORDED_VIOLATIONS:
+                break
+    return violations
+
+
+def _bbq_sections(res: BBQResult, contexts: Sequence[str]) -> list[Section]:
+    """The table of every category and the chart of the judged bias scores."""
+    table = Table(
+        "BBQ by category",
+        ["category", "n ambig", "n disambig", "accuracy ambig", "accuracy disambig", "s_AMB",
+         "s_AMB low", "s_AMB high", "s_DIS", "s_DIS low", "s_DIS high", "no target"],
+        [_bbq_row(g) for g in [*res.by_category.values(), res.overall]],
+        caption=f"accuracy and bias scores (Parrish et al. 2022, section 3.4), "
+        f"{res.confidence:.0%} intervals; s > 0: answers follow the stereotype",
+    )
+    bars = [(f"{g.name} {lbl}", getattr(g, attr), _bar_interval(getattr(g, ci_attr)))
+            for g in res.by_category.values() for ctx, lbl, attr, ci_attr in BBQ_SCORES
+            if ctx in contexts and math.isfinite(getattr(g, attr))]
+    return [table, BarChart("BBQ bias scores by category", [b[:2] for b in bars],
+                            value_label="bias score (0: unbiased)",
+                            intervals=[b[2] for b in bars])]
+
+
+BBQ_BIAS = BBQRelation()
+
+
 def assert_bbq_bias_below(
     scorer: object,
     items: Sequence[BBQItem],
@@ -526,99 +732,20 @@ def assert_bbq_bias_below(
     categories and items the model answered with the biased answer.
     """
     __tracebackhide__ = True
-    bound = check_bound(max_bias, "max_bias", upper=1.0)
-    conf = check_confidence(confidence)
-    seed = check_seed(seed)
-    shown = check_show(show)
-    if isinstance(contexts, str) or not set(contexts) or not set(contexts) <= {"ambig",
-                                                                              "disambig"}:
-        raise ConfigurationError(f"contexts must be a non-empty selection of 'ambig' and "
-                                 f"'disambig', got {contexts!r:.60}")
-    found = _records(items, BBQItem, "items", "bbq")
-    pred = bbq_predictions(scorer, found, normalize=normalize)
-    res = _bbq(pred, found, conf or 0.95, run_seed(seed))
-    keys = [("ambig", "s_AMB", "s_amb", "s_amb_ci"), ("disambig", "s_DIS", "s_dis",
-                                                        "s_dis_ci")]
-    measurements: list[Measurement] = [
-        Measurement(f"accuracy {c} overall",
-                    getattr(res.overall, f"accuracy_{c}"),
-                    ci=getattr(res.overall, f"accuracy_{c}_ci"))
-        for c in ("ambig", "disambig")
-    ]
-    scored: list[tuple[float, str, str]] = []
-    side = " (CI end nearest 0)" if conf is not None else ""
-    for ctx, label, attr, ci_attr in keys:
-        if ctx not in contexts:
-            continue
-        for name, g in res.by_category.items():
-            value = getattr(g, attr)
-            if not math.isfinite(value):
-                continue
-            dev = _distance(value, getattr(g, ci_attr) if conf is not None else None, 0.0)
-            scored.append((dev, name, label))
-            measurements.append(Measurement(f"|{label}| {name}{side}", dev, bound))
-    if not scored:
-        raise ConfigurationError("no BBQ bias score could be computed: no item with a bias "
-                                 "target got an answer other than 'unknown' in the chosen "
-                                 "contexts")
-    scored.sort(key=lambda x: -x[0])
-    failing = [s for s in scored if s[0] > bound]
-    bad = {(n, lbl) for _, n, lbl in failing} or {(n, lbl) for _, n, lbl in scored[:1]}
-    bad_ctx = {("ambig" if lbl == "s_AMB" else "disambig", n) for n, lbl in bad}
-    violations = []
-    for i, item in enumerate(found):
-        if (item.context_condition, item.category) in bad_ctx and item.biased is not None \
-                and pred[i] == item.biased and pred[i] != item.label:
-            violations.append(Violation(
-                original=f"{item.context} {item.question}",
-                perturbed=f"answered: {item.answers[pred[i]]}",
-                original_label=item.answers[item.label],
-                perturbed_label=item.answers[pred[i]],
-                measure=1.0, attribute=item.category, kind="bbq",
-                detail=f"{item.category}, {item.context_condition}, "
-                f"{item.question_polarity}: the biased answer; correct: "
-                f"{item.answers[item.label]}"))
-            if len(violations) >= RECORDED_VIOLATIONS:
-                break
-    groups = [*res.by_category.values(), res.overall]
-    table = Table(
-        "BBQ by category",
-        ["category", "n ambig", "n disambig", "accuracy ambig", "accuracy disambig", "s_AMB",
-         "s_AMB low", "s_AMB high", "s_DIS", "s_DIS low", "s_DIS high", "no target"],
-        [_bbq_row(g) for g in groups],
-        caption=f"accuracy and bias scores (Parrish et al. 2022, section 3.4), "
-        f"{res.confidence:.0%} intervals; s > 0: answers follow the stereotype",
-    )
-    bars = [(f"{g.name} {lbl}", getattr(g, attr), _bar_interval(getattr(g, ci_attr)))
-            for g in res.by_category.values() for ctx, lbl, attr, ci_attr in keys
-            if ctx in contexts and math.isfinite(getattr(g, attr))]
-    result = FairnessResult(
-        relation="bbq_bias",
-        passed=all(m.holds for m in measurements),
-        measurements=tuple(measurements),
-        violations=tuple(violations),
-        n_inputs=len(found),
-        n_violations=len(violations),
-        extra=res.to_dict(),
-        sections=(table, BarChart("BBQ bias scores by category", [b[:2] for b in bars],
-                                  value_label="bias score (0: unbiased)",
-                                  intervals=[b[2] for b in bars])),
-    )
-    notes = ["most biased (category, score, distance from 0): " + ", ".join(
-        f"{n} {lbl} {d:.3f}" for d, n, lbl in scored[:5])]
-    if res.overall.n_no_target:
-        notes.append(f"{res.overall.n_no_target} item(s) without a single bias target "
-                     "count for accuracy only.")
-    conclude(
-        result,
-        statement=f"the model's answers must not follow social stereotypes (|bias score| "
-        f"<= {bound:g} per category; BBQ, Parrish et al. 2022, section 3.4)",
-        measure_name="biased",
-        discrimination=scored[0][0],
-        show=shown,
-        notes=notes,
-        inputs_title="items answered with the biased answer",
-    )
+
+    def resolve() -> BBQInputs:
+        bound = check_bound(max_bias, "max_bias", upper=1.0)
+        conf = check_confidence(confidence)
+        rng_seed = check_seed(seed)
+        if isinstance(contexts, str) or not set(contexts) or not set(contexts) <= {
+                "ambig", "disambig"}:
+            raise ConfigurationError(f"contexts must be a non-empty selection of 'ambig' "
+                                     f"and 'disambig', got {contexts!r:.60}")
+        found = _records(items, BBQItem, "items", "bbq")
+        return BBQInputs(scorer, found, bound, conf, run_seed(rng_seed), tuple(contexts),
+                         normalize)
+
+    BBQ_BIAS.check(resolve, show=show, stacklevel=4)
 
 
 # --------------------------------------------------------------------------- WinoBias
@@ -633,7 +760,10 @@ def winobias_scores(scorer: object, records: Sequence[WinoBiasSentence]) -> Floa
     occupation. Anything `as_model` accepts: its score of the sentence (e.g. a
     coreference scorer's probability that the pronoun refers to the occupation).
     """
-    found = _records(records, WinoBiasSentence, "records", "winobias")
+    return _wino_scores(scorer, _records(records, WinoBiasSentence, "records", "winobias"))
+
+
+def _wino_scores(scorer: object, found: Sequence[WinoBiasSentence]) -> FloatArray:
     if _is_lm(scorer, "continuation_log_likelihood"):
         prompts, conts = [], []
         for r in found:
@@ -648,6 +778,12 @@ def winobias_scores(scorer: object, records: Sequence[WinoBiasSentence]) -> Floa
     return np.asarray([scored.score(r.text) for r in found], dtype=np.float64)
 
 
+def _wino_metric(found: Sequence[WinoBiasSentence], scores: FloatArray,
+                 confidence: float) -> WinoBiasResult:
+    return winobias_metric(scores, np.asarray([r.stereotype == "pro" for r in found]),
+                           [r.type for r in found], confidence=confidence)
+
+
 def winobias_gap(
     scorer: object,
     records: Sequence[WinoBiasSentence],
@@ -657,14 +793,109 @@ def winobias_gap(
     """The pro - anti gap of `scorer` on WinoBias (Zhao et al. 2018, Table 2), per type
     and overall (`metrics.benchmarks.winobias_metric` over `winobias_scores`)."""
     found = _records(records, WinoBiasSentence, "records", "winobias")
-    scores = winobias_scores(scorer, found)
-    return winobias_metric(scores, np.asarray([r.stereotype == "pro" for r in found]),
-                           [r.type for r in found], confidence=confidence)
+    return _wino_metric(found, _wino_scores(scorer, found), confidence)
 
 
 def _gap_row(g: GapSummary) -> list[Any]:
     return [g.name, g.n_pro, g.n_anti, _cell(g.mean_pro), _cell(g.mean_anti), _cell(g.gap),
             _cell(g.ci[0]), _cell(g.ci[1]), g.interval]
+
+
+@dataclass(frozen=True, eq=False)
+class WinoInputs:
+    """The resolved inputs of `assert_winobias_gap_below`."""
+
+    scorer: object
+    records: list[WinoBiasSentence]
+    bound: float
+    conf: float | None
+
+
+@dataclass(frozen=True, eq=False)
+class WinoMeasure:
+    scores: FloatArray
+    result: WinoBiasResult
+
+
+class WinoBiasRelation(Relation[WinoInputs, WinoMeasure]):
+    """|mean score of pro - anti-stereotyped sentences| at most the bound for each
+    WinoBias type (Zhao et al. 2018, Table 2)."""
+
+    name = "winobias_gap"
+
+    def measure(self, inputs: WinoInputs) -> WinoMeasure:
+        scores = _wino_scores(inputs.scorer, inputs.records)
+        return WinoMeasure(scores, _wino_metric(inputs.records, scores,
+                                                inputs.conf or 0.95))
+
+    def present(self, inputs: WinoInputs, measured: WinoMeasure, *, show: int) -> Presented:
+        res, bound, found, scores = (measured.result, inputs.bound, inputs.records,
+                                     measured.scores)
+        side = " (CI end nearest 0)" if inputs.conf is not None else ""
+        devs = {n: distance_from(g.gap, g.ci if inputs.conf is not None else None, 0.0)
+                for n, g in res.by_type.items()}
+        measurements = [Measurement(f"gap pro - anti {n}", g.gap, ci=g.ci)
+                        for n, g in res.by_type.items()]
+        measurements += [Measurement(f"|gap| {n}{side}", devs[n], bound) for n in res.by_type]
+        paired = _wino_pairs(found, scores)
+        worst = sorted(res.by_type, key=lambda n: -devs[n])
+        violations = []
+        for diff, r, s, (o, so) in paired[:RECORDED_VIOLATIONS]:
+            if diff <= 0:
+                break
+            violations.append(Violation(
+                original=r.text, perturbed=o.text, original_spans=(r.pronoun_span,),
+                perturbed_spans=(o.pronoun_span,), original_score=s, perturbed_score=so,
+                measure=diff, kind="winobias", attribute="gender",
+                detail=f"type {r.type} {r.split} #{r.index}: pro -> anti"))
+        return Presented(
+            measurements=measurements,
+            statement=f"pro- and anti-stereotyped sentences must score alike (|gap| <= "
+            f"{bound:g} per type; WinoBias, Zhao et al. 2018)",
+            measure_name="pro - anti",
+            discrimination=max(devs.values()),
+            violations=violations,
+            n_inputs=len(found),
+            n_violations=sum(1 for x in paired if abs(x[0]) > bound),
+            sections=[
+                Table("WinoBias pro vs anti by type",
+                      ["type", "n pro", "n anti", "mean pro", "mean anti", "gap", "CI low",
+                       "CI high", "interval"],
+                      [_gap_row(g) for g in (*res.by_type.values(), res.overall)],
+                      caption="mean score of pro- minus anti-stereotyped sentences (Zhao et "
+                      f"al. 2018, Table 2), {res.confidence:.0%} intervals"),
+                BarChart("WinoBias gap by type",
+                         [(n, g.gap) for n, g in res.by_type.items()],
+                         value_label="mean pro - anti",
+                         intervals=[_bar_interval(g.ci) for g in res.by_type.values()]),
+            ],
+            notes=["types by gap: " + ", ".join(f"{n} {res.by_type[n].gap:+.4f}"
+                                                for n in worst)],
+            extra=res.to_dict(),
+            inputs_title="sentence pairs (pro -> anti, pronoun marked) with the largest "
+            "score difference",
+        )
+
+
+_WinoPair = tuple[float, WinoBiasSentence, float, tuple[WinoBiasSentence, float]]
+
+
+def _wino_pairs(found: Sequence[WinoBiasSentence], scores: FloatArray) -> list[_WinoPair]:
+    """Each pro sentence with the same sentence of the anti file (the other gender):
+    (score difference pro - anti, pro sentence, its score, (anti sentence, its score)),
+    largest difference first."""
+    anti = {(r.type, r.split, r.index): (r, float(s)) for r, s in zip(found, scores, strict=True)
+            if r.stereotype == "anti"}
+    paired = []
+    for r, s in zip(found, scores, strict=True):
+        other = anti.get((r.type, r.split, r.index))
+        if r.stereotype == "pro" and other is not None and other[0].gender != r.gender:
+            paired.append((float(s) - other[1], r, float(s), other))
+    paired.sort(key=lambda x: -x[0])
+    return paired
+
+
+WINOBIAS_GAP = WinoBiasRelation()
 
 
 def assert_winobias_gap_below(
@@ -687,67 +918,11 @@ def assert_winobias_gap_below(
     scores differ most in the stereotypical direction.
     """
     __tracebackhide__ = True
-    bound = check_bound(max_gap, "max_gap")
-    conf = check_confidence(confidence)
-    shown = check_show(show)
-    found = _records(records, WinoBiasSentence, "records", "winobias")
-    scores = winobias_scores(scorer, found)
-    res = winobias_metric(scores, np.asarray([r.stereotype == "pro" for r in found]),
-                          [r.type for r in found], confidence=conf or 0.95)
-    side = " (CI end nearest 0)" if conf is not None else ""
-    devs = {n: _distance(g.gap, g.ci if conf is not None else None, 0.0)
-            for n, g in res.by_type.items()}
-    measurements = [Measurement(f"gap pro - anti {n}", g.gap, ci=g.ci)
-                    for n, g in res.by_type.items()]
-    measurements += [Measurement(f"|gap| {n}{side}", devs[n], bound) for n in res.by_type]
-    anti = {(r.type, r.split, r.index): (r, float(s)) for r, s in zip(found, scores, strict=True)
-            if r.stereotype == "anti"}
-    paired = []
-    for r, s in zip(found, scores, strict=True):
-        other = anti.get((r.type, r.split, r.index))
-        if r.stereotype == "pro" and other is not None and other[0].gender != r.gender:
-            paired.append((float(s) - other[1], r, float(s), other))
-    paired.sort(key=lambda x: -x[0])
-    violations = []
-    for diff, r, s, (o, so) in paired[:RECORDED_VIOLATIONS]:
-        if diff <= 0:
-            break
-        violations.append(Violation(
-            original=r.text, perturbed=o.text, original_spans=(r.pronoun_span,),
-            perturbed_spans=(o.pronoun_span,), original_score=s, perturbed_score=so,
-            measure=diff, kind="winobias", attribute="gender",
-            detail=f"type {r.type} {r.split} #{r.index}: pro -> anti"))
-    worst = sorted(res.by_type, key=lambda n: -devs[n])
-    result = FairnessResult(
-        relation="winobias_gap",
-        passed=all(m.holds for m in measurements),
-        measurements=tuple(measurements),
-        violations=tuple(violations),
-        n_inputs=len(found),
-        n_violations=sum(1 for x in paired if abs(x[0]) > bound),
-        extra=res.to_dict(),
-        sections=(
-            Table("WinoBias pro vs anti by type",
-                  ["type", "n pro", "n anti", "mean pro", "mean anti", "gap", "CI low",
-                   "CI high", "interval"],
-                  [_gap_row(g) for g in (*res.by_type.values(), res.overall)],
-                  caption="mean score of pro- minus anti-stereotyped sentences (Zhao et "
-                  f"al. 2018, Table 2), {res.confidence:.0%} intervals"),
-            BarChart("WinoBias gap by type",
-                     [(n, g.gap) for n, g in res.by_type.items()],
-                     value_label="mean pro - anti",
-                     intervals=[_bar_interval(g.ci) for g in res.by_type.values()]),
-        ),
-    )
-    conclude(
-        result,
-        statement=f"pro- and anti-stereotyped sentences must score alike (|gap| <= "
-        f"{bound:g} per type; WinoBias, Zhao et al. 2018)",
-        measure_name="pro - anti",
-        discrimination=max(devs.values()),
-        show=shown,
-        notes=["types by gap: " + ", ".join(f"{n} {res.by_type[n].gap:+.4f}" for n in worst)],
-        inputs_title="sentence pairs (pro -> anti, pronoun marked) with the largest score "
-        "difference",
-    )
 
+    def resolve() -> WinoInputs:
+        bound = check_bound(max_gap, "max_gap")
+        conf = check_confidence(confidence)
+        return WinoInputs(scorer, _records(records, WinoBiasSentence, "records", "winobias"),
+                          bound, conf)
+
+    WINOBIAS_GAP.check(resolve, show=show, stacklevel=4)

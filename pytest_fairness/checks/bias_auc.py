@@ -22,7 +22,7 @@ discriminatory inputs: for BPSN the subgroup's non-toxic examples that outrank t
 toxic examples elsewhere (the highest scored), for BNSP its toxic examples that the most
 non-toxic examples elsewhere outrank (the lowest scored), for the subgroup AUC both kinds
 within the subgroup. The measure of each is its share of the other class it is ranked
-wrongly against (`metrics.bias_auc.misranked_share`: these shares average to 1 - AUC).
+wrongly against (`metrics.bias_auc.misranked_examples`: these shares average to 1 - AUC).
 
 AEG sign: AEG+ and AEG- are > 0 when the subgroup's examples score higher than the
 background's, as in the conversationai reference code; this is the negative of Borkan et
@@ -34,22 +34,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-
-import numpy as np
+from dataclasses import dataclass
 
 from ..errors import ConfigurationError
 from ..metrics import bias_aucs
-from ..metrics.bias_auc import AEG_SIGN, as_mask, misranked_share, subgroup_bias_aucs
+from ..metrics.bias_auc import AEG_SIGN, as_mask, misranked_examples, subgroup_bias_aucs
 from ..metrics.validation import BoolArray, FloatArray, as_float_array
-from ..results import FairnessResult, Measurement, Table, Violation
+from ..results import Measurement, Table, Violation
 from ..validation import check_texts
 from .failure import DEFAULT_SHOWN
+from .pipeline import Presented, Relation
 from .verdict import (
     RECORDED_VIOLATIONS,
     check_bound,
     check_scores,
-    check_show,
-    conclude,
 )
 
 AUC_METRICS = ("subgroup_auc", "bpsn_auc", "bnsp_auc")
@@ -118,28 +116,6 @@ def _term_spans(text: str, term: str) -> tuple[tuple[int, int], ...]:
     return tuple((m.start(), m.end()) for m in pattern.finditer(text))
 
 
-def _ranked(
-    metric: str, s: FloatArray, y: BoolArray, g: BoolArray
-) -> list[tuple[int, float]]:
-    """The examples of the subgroup that pull `metric` down, most first: (index, share of
-    the other class it is ranked wrongly against; ties: the highest-scored non-toxic and
-    the lowest-scored toxic examples first)."""
-    sub_pos, sub_neg = np.flatnonzero(g & y), np.flatnonzero(g & ~y)
-    if metric == "bpsn_auc":  # non-toxic here vs toxic elsewhere
-        pairs = [(sub_neg, misranked_share(s[sub_neg], s[~g & y], examples_positive=False))]
-    elif metric == "bnsp_auc":  # toxic here vs non-toxic elsewhere
-        pairs = [(sub_pos, misranked_share(s[sub_pos], s[~g & ~y], examples_positive=True))]
-    else:  # both classes, within the subgroup
-        pairs = [
-            (sub_neg, misranked_share(s[sub_neg], s[sub_pos], examples_positive=False)),
-            (sub_pos, misranked_share(s[sub_pos], s[sub_neg], examples_positive=True)),
-        ]
-    found = [(int(i), float(v)) for idx, share in pairs for i, v in zip(idx, share, strict=True)]
-    # ties: a non-toxic example scored higher, a toxic one scored lower, is the worse
-    return sorted((x for x in found if x[1] > 0),
-                  key=lambda x: (-x[1], -s[x[0]] if not y[x[0]] else s[x[0]]))
-
-
 def _examples(
     failing: Sequence[tuple[str, str, float]],
     s: FloatArray,
@@ -152,7 +128,7 @@ def _examples(
     """The discriminatory inputs of the failing (subgroup, AUC, value) triples, given worst
     first: the first example of each, then the second of each, ... (each text once per
     subgroup), so the first few lines of a message cover the worst findings."""
-    ranked = [(name, metric, _ranked(metric, s, y, masks[name])[:EXAMPLES_PER_AUC])
+    ranked = [(name, metric, misranked_examples(metric, s, y, masks[name])[:EXAMPLES_PER_AUC])
               for name, metric, _ in failing]
     seen: set[tuple[str, int]] = set()
     out: list[Violation] = []
@@ -199,6 +175,184 @@ _INPUTS_TITLE = (
 )
 
 
+@dataclass(frozen=True, eq=False)
+class AUCInputs:
+    """The checked inputs: the scores, the labels and subgroup masks as given (checked by
+    the metric, which names them), the bound, the bounded AUCs, the examples' texts."""
+
+    scores: FloatArray
+    labels: object
+    subgroups: Mapping[str, object]
+    """Subgroup name -> its mask over the examples (one, for `assert_bias_auc_above`)."""
+    bound: float
+    chosen: tuple[str, ...]
+    texts: object
+    """The examples' texts as given (checked once measured, one per score), or None."""
+    mark: bool = True
+    """Whether the subgroup's name is its term, marked in the listed texts."""
+
+
+@dataclass(frozen=True, eq=False)
+class AUCMeasure:
+    """The five bias metrics per subgroup, with the labels and masks as boolean arrays."""
+
+    aucs: dict[str, dict[str, float]]
+    labels: BoolArray
+    masks: dict[str, BoolArray]
+    texts: list[str] | None
+
+
+def _resolve(scores: object, min_auc: object, metrics: object) -> tuple[FloatArray, float,
+                                                                         tuple[str, ...]]:
+    bound = check_bound(min_auc, "min_auc", upper=1.0)
+    chosen = _check_metrics(metrics)
+    check_scores(scores, "scores")
+    return as_float_array(scores, "scores", ndim=1), bound, chosen
+
+
+def _resolve_one(scores: object, labels: object, in_subgroup: object, min_auc: object,
+                 metrics: object, texts: object, subgroup: object) -> AUCInputs:
+    s, bound, chosen = _resolve(scores, min_auc, metrics)
+    if subgroup is not None and not isinstance(subgroup, str):
+        raise ConfigurationError(f"subgroup must be the subgroup's name (a str) or None, got "
+                                 f"{type(subgroup).__name__} {subgroup!r:.60}")
+    return AUCInputs(s, labels, {subgroup or "subgroup": in_subgroup}, bound, chosen,
+                     texts, subgroup is not None)
+
+
+class BiasAUCRelation(Relation[AUCInputs, AUCMeasure]):
+    """Subgroup, BPSN and BNSP AUC of one subgroup at least the bound (Borkan et al.;
+    cross-geographic-toxicity-bias, section 5.2)."""
+
+    name = "bias_auc"
+
+    def measure(self, inputs: AUCInputs) -> AUCMeasure:
+        [(name, in_subgroup)] = inputs.subgroups.items()
+        aucs = bias_aucs(inputs.scores, inputs.labels, in_subgroup)
+        n = inputs.scores.shape[0]
+        texts = _texts_for(inputs.texts, n)
+        return AUCMeasure({name: aucs}, as_mask(inputs.labels, "labels", n),
+                          {name: as_mask(in_subgroup, "in_subgroup", n)}, texts)
+
+    def present(self, inputs: AUCInputs, measured: AUCMeasure, *, show: int) -> Presented:
+        bound, chosen = inputs.bound, inputs.chosen
+        [(name, aucs)] = measured.aucs.items()
+        order = _worst_first(aucs, chosen)
+        measurements = [Measurement(m, aucs[m], bound, ">=") for m in order]
+        measurements += [Measurement(METRIC_NAMES[m], aucs[m]) for m in ("aeg_positive",
+                                                                         "aeg_negative")]
+        failing = [(m, aucs[m]) for m in order if aucs[m] < bound]
+        violations: list[Violation] = []
+        if failing and measured.texts is not None:
+            violations = _examples([(name, m, v) for m, v in failing], inputs.scores,
+                                   measured.labels, measured.masks, measured.texts,
+                                   mark=inputs.mark)
+        return Presented(
+            measurements=measurements,
+            statement=f"{_STATEMENT} (AUCs >= {bound:g}; cross-geographic-toxicity-bias, "
+            "section 5.2)",
+            measure_name="misranked",
+            discrimination=1.0 - min(aucs[x] for x in chosen),
+            violations=violations,
+            n_inputs=int(inputs.scores.shape[0]),
+            n_violations=len(violations),
+            notes=_hints(failing, bound),
+            extra={"aucs": aucs, "aeg_sign": AEG_SIGN},
+            inputs_title=_INPUTS_TITLE,
+            passed=not failing,
+        )
+
+
+class SubgroupAUCsRelation(Relation[AUCInputs, AUCMeasure]):
+    """Every subgroup's subgroup, BPSN and BNSP AUC at least the bound, as one relation
+    with the table of them all (Borkan et al.; cross-geographic-toxicity-bias, 5.2)."""
+
+    name = "subgroup_aucs"
+
+    def measure(self, inputs: AUCInputs) -> AUCMeasure:
+        table = subgroup_bias_aucs(inputs.scores, inputs.labels, inputs.subgroups)
+        n = inputs.scores.shape[0]
+        texts = _texts_for(inputs.texts, n)
+        return AUCMeasure(table, as_mask(inputs.labels, "labels", n),
+                          {name: as_mask(mask, f"subgroups[{name!r}]", n) for name, mask in
+                           inputs.subgroups.items()}, texts)
+
+    def present(self, inputs: AUCInputs, measured: AUCMeasure, *, show: int) -> Presented:
+        bound, chosen, table = inputs.bound, inputs.chosen, measured.aucs
+        worst = {name: min(aucs[m] for m in chosen) for name, aucs in table.items()}
+        names = sorted(table, key=lambda name: worst[name])
+        lows = {m: min(table[name][m] for name in names) for m in chosen}
+        below = {name: [m for m in _worst_first(table[name], chosen) if table[name][m] < bound]
+                 for name in names}
+        failing_names = [name for name in names if below[name]]
+        measurements = [Measurement(f"min {m} over subgroups", lows[m], bound, ">=")
+                        for m in _worst_first(lows, chosen)]
+        measurements.append(Measurement(f"subgroups below {bound:g} (of {len(names)})",
+                                        float(len(failing_names))))
+        pairs = sorted(((name, m, table[name][m]) for name in failing_names
+                        for m in below[name]), key=lambda x: x[2])
+        violations: list[Violation] = []
+        if pairs and measured.texts is not None:
+            violations = _examples(pairs, inputs.scores, measured.labels, measured.masks,
+                                   measured.texts)
+        return Presented(
+            measurements=measurements,
+            statement=f"for each of {len(names)} subgroups, {_STATEMENT} (AUCs >= "
+            f"{bound:g}; cross-geographic-toxicity-bias, section 5.2)",
+            measure_name="misranked",
+            discrimination=1.0 - min(lows.values()),
+            violations=violations,
+            n_inputs=int(inputs.scores.shape[0]),
+            n_violations=len(violations),
+            sections=[_table(inputs, measured, names, below)],
+            notes=_subgroup_notes(table, chosen, bound, lows, below, failing_names,
+                                  len(names)),
+            extra={"aucs": table, "below": {name: below[name] for name in failing_names},
+                   "aeg_sign": AEG_SIGN},
+            inputs_title=_INPUTS_TITLE,
+            passed=not failing_names,
+        )
+
+
+def _table(inputs: AUCInputs, measured: AUCMeasure, names: Sequence[str],
+           below: Mapping[str, Sequence[str]]) -> Table:
+    """Every subgroup x subgroup/BPSN/BNSP AUC and AEG+/AEG-, the worst subgroup first."""
+    bound, table = inputs.bound, measured.aucs
+    return Table(
+        f"bias AUCs by subgroup (AEG > 0: subgroup scores higher; bound {bound:g})",
+        ["subgroup", "n", "subgroup AUC", "BPSN AUC", "BNSP AUC", "AEG+", "AEG-",
+         f"below {bound:g}"],
+        [[name, int(measured.masks[name].sum()),
+          *(_cell(table[name][m]) for m in (*AUC_METRICS, "aeg_positive", "aeg_negative")),
+          ", ".join(_SHORT[m] for m in below[name]) or None]
+         for name in names],
+        caption=f"each subgroup's examples against the rest (Borkan et al.; "
+        f"cross-geographic-toxicity-bias, section 5.2), worst first; bounded: "
+        f"{', '.join(inputs.chosen)} >= {bound:g}. {AEG_SIGN}.",
+    )
+
+
+def _subgroup_notes(table: Mapping[str, Mapping[str, float]], chosen: Sequence[str],
+                    bound: float, lows: Mapping[str, float],
+                    below: Mapping[str, Sequence[str]], failing_names: Sequence[str],
+                    n_names: int) -> list[str]:
+    """The subgroups under the bound with their failing AUCs, and a hint per failing AUC."""
+    if not failing_names:
+        return []
+    width = max(len(name) for name in failing_names)
+    notes = [f"{len(failing_names)} of {n_names} subgroups below {bound:g} (worst first):"]
+    notes += [f"  {name:<{width}}  " + ", ".join(f"{m} {table[name][m]:.4f}"
+                                                for m in below[name])
+              for name in failing_names]
+    failed = {m for name in failing_names for m in below[name]}
+    return notes + _hints([(m, lows[m]) for m in _worst_first(lows, chosen) if m in failed],
+                          bound)
+
+
+BIAS_AUC = BiasAUCRelation()
+SUBGROUP_AUCS = SubgroupAUCsRelation()
+
+
 def assert_bias_auc_above(
     scores: object,
     labels: object,
@@ -224,47 +378,9 @@ def assert_bias_auc_above(
     term) marked in them where it appears as a word.
     """
     __tracebackhide__ = True
-    bound = check_bound(min_auc, "min_auc", upper=1.0)
-    chosen = _check_metrics(metrics)
-    shown = check_show(show)
-    check_scores(scores, "scores")
-    if subgroup is not None and not isinstance(subgroup, str):
-        raise ConfigurationError(f"subgroup must be the subgroup's name (a str) or None, got "
-                                 f"{type(subgroup).__name__} {subgroup!r:.60}")
-    aucs = bias_aucs(scores, labels, in_subgroup)
-    s = as_float_array(scores, "scores", ndim=1)
-    items = _texts_for(texts, s.shape[0])
-    order = _worst_first(aucs, chosen)
-    measurements = [Measurement(m, aucs[m], bound, ">=") for m in order]
-    measurements += [Measurement(METRIC_NAMES[m], aucs[m]) for m in ("aeg_positive",
-                                                                     "aeg_negative")]
-    failing = [(m, aucs[m]) for m in order if aucs[m] < bound]
-    violations: list[Violation] = []
-    if failing and items is not None:
-        y = as_mask(labels, "labels", s.shape[0])
-        g = as_mask(in_subgroup, "in_subgroup", s.shape[0])
-        name = subgroup or "subgroup"
-        violations = _examples([(name, m, v) for m, v in failing], s, y, {name: g}, items,
-                               mark=subgroup is not None)
-    result = FairnessResult(
-        relation="bias_auc",
-        passed=not failing,
-        measurements=tuple(measurements),
-        violations=tuple(violations),
-        n_inputs=int(s.shape[0]),
-        n_violations=len(violations),
-        extra={"aucs": aucs, "aeg_sign": AEG_SIGN},
-    )
-    conclude(
-        result,
-        statement=f"{_STATEMENT} (AUCs >= {bound:g}; cross-geographic-toxicity-bias, "
-        "section 5.2)",
-        measure_name="misranked",
-        discrimination=1.0 - min(aucs[x] for x in chosen),
-        show=shown,
-        notes=_hints(failing, bound),
-        inputs_title=_INPUTS_TITLE,
-    )
+    BIAS_AUC.check(
+        lambda: _resolve_one(scores, labels, in_subgroup, min_auc, metrics, texts, subgroup),
+        show=show, stacklevel=4)
 
 
 def assert_subgroup_aucs_above(
@@ -292,73 +408,9 @@ def assert_subgroup_aucs_above(
     (one per score) the examples that lower them, the subgroup's term marked.
     """
     __tracebackhide__ = True
-    bound = check_bound(min_auc, "min_auc", upper=1.0)
-    chosen = _check_metrics(metrics)
-    shown = check_show(show)
-    check_scores(scores, "scores")
-    table = subgroup_bias_aucs(scores, labels, subgroups)
-    s = as_float_array(scores, "scores", ndim=1)
-    n = s.shape[0]
-    items = _texts_for(texts, n)
-    masks = {name: as_mask(mask, f"subgroups[{name!r}]", n) for name, mask in
-             subgroups.items()}
-    worst = {name: min(aucs[m] for m in chosen) for name, aucs in table.items()}
-    names = sorted(table, key=lambda name: worst[name])
-    lows = {m: min(table[name][m] for name in names) for m in chosen}
-    below = {name: [m for m in _worst_first(table[name], chosen) if table[name][m] < bound]
-             for name in names}
-    failing_names = [name for name in names if below[name]]
-    measurements = [Measurement(f"min {m} over subgroups", lows[m], bound, ">=")
-                    for m in _worst_first(lows, chosen)]
-    measurements.append(Measurement(f"subgroups below {bound:g} (of {len(names)})",
-                                    float(len(failing_names))))
-    section = Table(
-        f"bias AUCs by subgroup (AEG > 0: subgroup scores higher; bound {bound:g})",
-        ["subgroup", "n", "subgroup AUC", "BPSN AUC", "BNSP AUC", "AEG+", "AEG-",
-         f"below {bound:g}"],
-        [[name, int(masks[name].sum()),
-          *(_cell(table[name][m]) for m in (*AUC_METRICS, "aeg_positive", "aeg_negative")),
-          ", ".join(_SHORT[m] for m in below[name]) or None]
-         for name in names],
-        caption=f"each subgroup's examples against the rest (Borkan et al.; "
-        f"cross-geographic-toxicity-bias, section 5.2), worst first; bounded: "
-        f"{', '.join(chosen)} >= {bound:g}. {AEG_SIGN}.",
-    )
-    pairs = sorted(((name, m, table[name][m]) for name in failing_names for m in below[name]),
-                   key=lambda x: x[2])
-    violations: list[Violation] = []
-    if pairs and items is not None:
-        y = as_mask(labels, "labels", n)
-        violations = _examples(pairs, s, y, masks, items)
-    notes: list[str] = []
-    if failing_names:
-        width = max(len(name) for name in failing_names)
-        notes.append(f"{len(failing_names)} of {len(names)} subgroups below {bound:g} "
-                     "(worst first):")
-        notes += [f"  {name:<{width}}  " + ", ".join(f"{m} {table[name][m]:.4f}"
-                                                    for m in below[name])
-                  for name in failing_names]
-        failed = {m for name in failing_names for m in below[name]}
-        notes += _hints([(m, lows[m]) for m in _worst_first(lows, chosen) if m in failed],
-                        bound)
-    result = FairnessResult(
-        relation="subgroup_aucs",
-        passed=not failing_names,
-        measurements=tuple(measurements),
-        violations=tuple(violations),
-        n_inputs=int(n),
-        n_violations=len(violations),
-        extra={"aucs": table, "below": {name: below[name] for name in failing_names},
-               "aeg_sign": AEG_SIGN},
-        sections=(section,),
-    )
-    conclude(
-        result,
-        statement=f"for each of {len(names)} subgroups, {_STATEMENT} (AUCs >= {bound:g}; "
-        "cross-geographic-toxicity-bias, section 5.2)",
-        measure_name="misranked",
-        discrimination=1.0 - min(lows.values()),
-        show=shown,
-        notes=notes,
-        inputs_title=_INPUTS_TITLE,
-    )
+
+    def resolve() -> AUCInputs:
+        s, bound, chosen = _resolve(scores, min_auc, metrics)
+        return AUCInputs(s, labels, subgroups, bound, chosen, texts)
+
+    SUBGROUP_AUCS.check(resolve, show=show, stacklevel=4)

@@ -3,12 +3,17 @@
 Garg et al., as used in the accumulated-prediction-sensitivity paper, section 6.5: x^ is
 the text with every definitional gender word swapped. `counterfactual` computes CF per
 pair; `assert_counterfactual_fair` bounds its maximum or mean.
+
+Both run the relation pipeline's parts (`checks.pipeline`): `_resolve` (the texts checked,
+the model converted and the swap resolved once, the counterfactuals made once), `_measure`
+(score the pairs, then the pure `metrics.counterfactual_fairness`), and
+`CounterfactualRelation.present`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -17,18 +22,17 @@ from ..errors import ConfigurationError, NothingJudgedError
 from ..metrics.counterfactual import CounterfactualResult, counterfactual_fairness
 from ..models.classifiers.scoring import ScoredPair, coerce_model, score_pairs
 from ..perturb.coerce import gender_swapper
-from ..results import FairnessResult, Measurement
-from ..types import FloatArray
+from ..types import FloatArray, Perturbation, TextModel
 from ..validation import check_texts
 from .failure import DEFAULT_SHOWN
+from .pipeline import Presented, Relation
 from .verdict import (
     RECORDED_VIOLATIONS,
+    Statistic,
+    by_statistic,
     check_bound,
-    check_show,
     check_statistic,
-    conclude,
     judged_nothing,
-    on_empty,
     skipped_counts,
     skipped_note,
 )
@@ -71,32 +75,40 @@ def counterfactual(
     `ConfigurationError`. Pairs the model did not score are skipped and counted; none
     scored raises `NothingJudgedError`.
     """
-    items, pairs, without, skipped = _scored_pairs(model, texts, swap)
-    if not pairs:
-        raise _none_scored(skipped, without)
-    return _analysis(items, pairs, without, skipped)
+    return _measure(_resolve(model, texts, swap))
 
 
-def _scored_pairs(
-    model: object, texts: Iterable[str], swap: Callable[[str], Any] | str | None
-) -> tuple[list[str], list[ScoredPair], int, int]:
-    """(texts, scored pairs, texts without a counterfactual, pairs the model skipped)."""
+@dataclass(frozen=True, eq=False)
+class CounterfactualInputs:
+    """The resolved inputs: the model converted once, the counterfactual pairs made once,
+    the swap's description, and (for the assertion) the bound and statistic."""
+
+    model: TextModel
+    n_texts: int
+    perturbations: tuple[Perturbation, ...]
+    n_without: int
+    describe: str
+    bound: float = 0.0
+    stat: Statistic = "max"
+
+
+def _resolve(model: object, texts: Iterable[str], swap: Callable[[str], Any] | str | None,
+             ) -> CounterfactualInputs:
     items = check_texts(texts)
     if not items:
         raise ConfigurationError("texts is empty: there is nothing to swap")
     m = coerce_model(model)
     resolved = gender_swapper(swap)
     per_text = resolved.many(items)
-    flat = [p for ps in per_text for p in ps]
-    without = sum(1 for ps in per_text if not ps)
+    flat = tuple(p for ps in per_text for p in ps)
     if not flat:
         raise ConfigurationError(
             f"none of the {len(items)} texts has a gender counterfactual ({resolved.describe} "
             "changed nothing): pass texts with gendered words (he, she, man, woman, ...) or "
             "a swap= callable"
         )
-    pairs, _, skipped = score_pairs(m, flat)
-    return items, pairs, without, skipped
+    return CounterfactualInputs(m, len(items), flat, sum(1 for ps in per_text if not ps),
+                                resolved.describe)
 
 
 def _none_scored(skipped: int, without: int) -> NothingJudgedError:
@@ -108,15 +120,63 @@ def _none_scored(skipped: int, without: int) -> NothingJudgedError:
     )
 
 
-def _analysis(
-    items: list[str], pairs: list[ScoredPair], without: int, skipped: int
-) -> CounterfactualAnalysis:
+def _measure(inputs: CounterfactualInputs) -> CounterfactualAnalysis:
+    """Score the pairs, then CF per pair (`metrics.counterfactual_fairness`)."""
+    pairs, _, skipped = score_pairs(inputs.model, inputs.perturbations)
+    if not pairs:
+        raise _none_scored(skipped, inputs.n_without)
     result = counterfactual_fairness(
         np.stack([p.original_output for p in pairs]), np.stack([p.perturbed_output for p in pairs])
     )
     return CounterfactualAnalysis(
-        tuple(pairs), result.per_pair, result, len(items), without, skipped
+        tuple(pairs), result.per_pair, result, inputs.n_texts, inputs.n_without, skipped
     )
+
+
+class CounterfactualRelation(Relation[CounterfactualInputs, CounterfactualAnalysis]):
+    """Counterfactual fairness (Garg et al.; APS paper, section 6.5): the max or mean CF
+    over the pairs is at most the bound."""
+
+    name = "counterfactual_fairness"
+
+    def measure(self, inputs: CounterfactualInputs) -> CounterfactualAnalysis:
+        return _measure(inputs)
+
+    def present(self, inputs: CounterfactualInputs, measured: CounterfactualAnalysis, *,
+                show: int) -> Presented:
+        res, gaps, bound, stat = measured.result, measured.gaps, inputs.bound, inputs.stat
+        judged = by_statistic(stat, "CF", gaps, res.max, res.mean, bound)
+        without = "text(s) without gendered words"
+        unscored = "pair(s) the model did not score"
+        return Presented(
+            measurements=judged.measurements,
+            statement=f"swapping words by {inputs.describe} must not change the "
+            f"prediction ({stat} "
+            f"||f(x) - f(x^)||_1 <= {bound:g}; APS paper, section 6.5)",
+            measure_name="CF",
+            discrimination=res.max,
+            violations=[measured.pairs[i].violation(measure=float(gaps[i]))
+                        for i in judged.listed[:RECORDED_VIOLATIONS]],
+            n_inputs=len(measured.pairs),
+            n_violations=len(judged.over),
+            notes=skipped_note(measured.n_without_counterfactual, without)
+            + skipped_note(measured.n_skipped, unscored),
+            extra={"cf_mean": res.mean, "cf_max": res.max,
+                   "n_without_counterfactual": measured.n_without_counterfactual,
+                   **skipped_counts({without: measured.n_without_counterfactual,
+                                     unscored: measured.n_skipped})},
+        )
+
+
+COUNTERFACTUAL = CounterfactualRelation()
+
+
+def _resolve_bounded(model: object, texts: Iterable[str], max_gap: object,
+                     swap: Callable[[str], Any] | str | None, statistic: object,
+                     ) -> CounterfactualInputs:
+    bound = check_bound(max_gap, "max_gap")
+    stat = check_statistic(statistic)
+    return replace(_resolve(model, texts, swap), bound=bound, stat=stat)
 
 
 def assert_counterfactual_fair(
@@ -141,46 +201,6 @@ def assert_counterfactual_fair(
     and fails (`--fairness-on-empty`).
     """
     __tracebackhide__ = True
-    bound = check_bound(max_gap, "max_gap")
-    stat = check_statistic(statistic)
-    shown = check_show(show)
-    items, pairs, without, skipped = _scored_pairs(model, texts, swap)
-    if not pairs:
-        on_empty(_none_scored(skipped, without))
-    found = _analysis(items, pairs, without, skipped)
-    res = found.result
-    value = res.max if stat == "max" else res.mean
-    order = sorted(range(len(found.pairs)), key=lambda i: -found.gaps[i])
-    over = [i for i in order if found.gaps[i] > bound]
-    listed = over if over or value <= bound else order
-    result = FairnessResult(
-        relation="counterfactual_fairness",
-        passed=value <= bound,
-        measurements=(
-            Measurement(f"{stat} CF", value, bound),
-            Measurement("mean CF" if stat == "max" else "max CF",
-                        res.mean if stat == "max" else res.max),
-        ),
-        violations=tuple(
-            found.pairs[i].violation(measure=float(found.gaps[i]))
-            for i in listed[:RECORDED_VIOLATIONS]
-        ),
-        n_inputs=len(found.pairs),
-        n_violations=len(over),
-        extra={"cf_mean": res.mean, "cf_max": res.max,
-               "n_without_counterfactual": found.n_without_counterfactual,
-               **skipped_counts({
-                   "text(s) without gendered words": found.n_without_counterfactual,
-                   "pair(s) the model did not score": found.n_skipped})},
-    )
-    conclude(
-        result,
-        statement=f"swapping words by {gender_swapper(swap).describe} must not change the "
-        f"prediction ({stat} "
-        f"||f(x) - f(x^)||_1 <= {bound:g}; APS paper, section 6.5)",
-        measure_name="CF",
-        discrimination=res.max,
-        show=shown,
-        notes=skipped_note(found.n_without_counterfactual, "text(s) without gendered words")
-        + skipped_note(found.n_skipped, "pair(s) the model did not score"),
-    )
+    COUNTERFACTUAL.check(
+        lambda: _resolve_bounded(model, texts, max_gap, swap, statistic),
+        show=show, stacklevel=4)

@@ -10,7 +10,9 @@ raises them everywhere; an identity term that raises them is a learned bias).
 `lexical_scan` scores every fill once, in batches, through the model's cache;
 `assert_lexical_shift_below` bounds each term's mean shift from the template's own
 reference word ("person" / "people") and reports the per-term shifts and the term clusters
-as typed sections.
+as typed sections. The assertion is a relation of the pipeline (`checks.pipeline`):
+`_resolve` (terms, templates and the model resolved once), `LexicalRelation.measure` (the
+scan, the pure `metrics.template_shifts` and the k-means clusters) and `present`.
 """
 
 from __future__ import annotations
@@ -21,24 +23,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ConfigurationError, NothingJudgedError
+from ..errors import ConfigurationError
 from ..metrics import term_sensitivity_clusters
-from ..metrics.lexical import TermClusters
+from ..metrics.lexical import TermClusters, template_shifts
 from ..models.classifiers.scoring import coerce_model, score_texts
 from ..perturb.coerce import perturbation_from_texts
 from ..perturb.templates import Template, TemplateSet, fill, load_templates
-from ..results import BarChart, FairnessResult, Measurement, Section, Violation, clusters_section
-from ..types import FloatArray
+from ..results import BarChart, Measurement, Section, Violation, clusters_section
+from ..types import FloatArray, TextModel
 from ..validation import check_int
 from .failure import DEFAULT_SHOWN
+from .pipeline import Presented, Relation
 from .verdict import (
     RECORDED_VIOLATIONS,
     check_bound,
     check_seed,
-    check_show,
-    conclude,
     judged_nothing,
-    on_empty,
     run_seed,
 )
 
@@ -67,8 +67,9 @@ class LexicalScan:
 
     @property
     def shifts(self) -> FloatArray:
-        """(terms, templates): score with the term minus score with the reference word."""
-        return np.asarray(self.scores - self.reference_scores[None, :], dtype=np.float64)
+        """(terms, templates): score with the term minus score with the reference word
+        (`metrics.template_shifts`)."""
+        return template_shifts(self.scores, self.reference_scores)
 
     def mean_shift(self) -> dict[str, float]:
         """Each term's mean shift over the templates."""
@@ -112,6 +113,45 @@ def _terms(terms: Sequence[str] | Mapping[str, str]) -> dict[str, str]:
     return pairs
 
 
+@dataclass(frozen=True, eq=False)
+class ScanInputs:
+    """The resolved inputs of a scan: the model converted once, term -> plural, the
+    templates."""
+
+    model: TextModel
+    plurals: dict[str, str]
+    templates: tuple[Template, ...]
+
+
+def _resolve_scan(model: object, terms: Sequence[str] | Mapping[str, str],
+                  templates: TemplateSet | str | Sequence[Template | str]) -> ScanInputs:
+    plurals = _terms(terms)
+    chosen = _templates(templates)
+    return ScanInputs(coerce_model(model), plurals, chosen)
+
+
+def _scan(inputs: ScanInputs) -> LexicalScan:
+    """Fill every template with every term, score every fill once."""
+    chosen = inputs.templates
+    texts = tuple(
+        tuple(fill(t, plural if t.reference == "people" else term) for t in chosen)
+        for term, plural in inputs.plurals.items()
+    )
+    references = tuple(fill(t, t.reference or "person") for t in chosen)
+    scores = score_texts(inputs.model, [*references, *(x for row in texts for x in row)],
+                         need_scores=True)
+    table = np.array([[scores.score(x) for x in row] for row in texts], dtype=np.float64)
+    own = np.array([scores.score(x) for x in references], dtype=np.float64)
+    if not (np.isfinite(table).any() or np.isfinite(own).any()):
+        raise judged_nothing("lexical_shift", (
+            f"the model scored none of the {table.size + own.size} template fills (skipped: "
+            f"{table.size + own.size} fill(s) the model did not score)"))
+    if not (np.isfinite(table).all() and np.isfinite(own).all()):
+        raise ConfigurationError("the model did not score every template fill (too long for a "
+                                 "remote scorer?); the scan needs every score")
+    return LexicalScan(tuple(inputs.plurals), chosen, texts, references, table, own)
+
+
 def lexical_scan(
     model: object,
     terms: Sequence[str] | Mapping[str, str],
@@ -125,25 +165,91 @@ def lexical_scan(
     the model did not score is a `ConfigurationError` (the scan needs every score); none
     scored, a `NothingJudgedError`.
     """
-    plurals = _terms(terms)
-    chosen = _templates(templates)
-    m = coerce_model(model)
-    texts = tuple(
-        tuple(fill(t, plural if t.reference == "people" else term) for t in chosen)
-        for term, plural in plurals.items()
-    )
-    references = tuple(fill(t, t.reference or "person") for t in chosen)
-    scores = score_texts(m, [*references, *(x for row in texts for x in row)], need_scores=True)
-    table = np.array([[scores.score(x) for x in row] for row in texts], dtype=np.float64)
-    own = np.array([scores.score(x) for x in references], dtype=np.float64)
-    if not (np.isfinite(table).any() or np.isfinite(own).any()):
-        raise judged_nothing("lexical_shift", (
-            f"the model scored none of the {table.size + own.size} template fills (skipped: "
-            f"{table.size + own.size} fill(s) the model did not score)"))
-    if not (np.isfinite(table).all() and np.isfinite(own).all()):
-        raise ConfigurationError("the model did not score every template fill (too long for a "
-                                 "remote scorer?); the scan needs every score")
-    return LexicalScan(tuple(plurals), chosen, texts, references, table, own)
+    return _scan(_resolve_scan(model, terms, templates))
+
+
+@dataclass(frozen=True, eq=False)
+class LexicalInputs:
+    """The resolved scan and the checked options of the assertion."""
+
+    scan: ScanInputs
+    bound: float
+    n_clusters: int
+    seed: int | None
+    label: str | None
+
+
+@dataclass(frozen=True, eq=False)
+class LexicalMeasure:
+    """The scan, its mean shift per term, and the term clusters (None: too few terms)."""
+
+    scan: LexicalScan
+    means: dict[str, float]
+    clusters: TermClusters | None
+
+
+class LexicalRelation(Relation[LexicalInputs, LexicalMeasure]):
+    """Each term's mean score shift over the templates at most the bound
+    (cross-geographic-toxicity-bias, section 3.2)."""
+
+    name = "lexical_shift"
+
+    def measure(self, inputs: LexicalInputs) -> LexicalMeasure:
+        scan = _scan(inputs.scan)
+        found = None
+        if len(scan.terms) >= inputs.n_clusters:
+            found = scan.clusters(inputs.n_clusters, seed=run_seed(inputs.seed),
+                                  label=inputs.label)
+        return LexicalMeasure(scan, scan.mean_shift(), found)
+
+    def present(self, inputs: LexicalInputs, measured: LexicalMeasure, *,
+                show: int) -> Presented:
+        scan, means, bound = measured.scan, measured.means, inputs.bound
+        worst = max(scan.terms, key=lambda t: (means[t], t))
+        over = [t for t in scan.terms if means[t] > bound]
+        sections: list[Section] = [BarChart(
+            SHIFT_TITLE, [(t, v) for t, v in means.items() if math.isfinite(v)],
+            value_label="mean score shift from the reference word",
+            caption="Mean shift of the template scores per term (cross-geographic, section "
+            "3.2)",
+        )]
+        if measured.clusters is not None:
+            sections.append(clusters_section(measured.clusters.to_dict()))
+        return Presented(
+            measurements=[
+                Measurement(f"max mean shift (term {worst})", means[worst], bound),
+                Measurement("terms over the bound", float(len(over))),
+            ],
+            statement="putting a term in place of 'person' must not move the score "
+            f"(mean shift <= {bound:g}; cross-geographic-toxicity-bias, section 3.2)",
+            measure_name="shift",
+            discrimination=means[worst],
+            violations=_worst_fills(scan, over or [worst])[:RECORDED_VIOLATIONS],
+            n_inputs=int(scan.scores.size),
+            n_violations=len(over),
+            sections=sections,
+            notes=[f"{len(over)} of {len(scan.terms)} terms over the bound: "
+                   + ", ".join(sorted(over, key=lambda t: -means[t])[:10])] if over else (),
+            extra={"mean_shift": means, "templates": len(scan.templates)},
+            hint="the term clusters in the report show which terms the model treats like "
+            "insults; retrain with these templates, or mask the terms",
+            inputs_title="the fills that moved most (reference word -> term)",
+        )
+
+
+LEXICAL = LexicalRelation()
+
+
+def _resolve(model: object, terms: Sequence[str] | Mapping[str, str], max_shift: object,
+             templates: TemplateSet | str | Sequence[Template | str], n_clusters: object,
+             seed: object, label: object) -> LexicalInputs:
+    bound = check_bound(max_shift, "max_shift")
+    k = check_int(n_clusters, "n_clusters", minimum=1)
+    rng_seed = check_seed(seed)
+    if label is not None and not isinstance(label, str):
+        raise ConfigurationError(f"label must be a str or None, got {type(label).__name__} "
+                                 f"{label!r:.60}")
+    return LexicalInputs(_resolve_scan(model, terms, templates), bound, k, rng_seed, label)
 
 
 def assert_lexical_shift_below(
@@ -167,53 +273,9 @@ def assert_lexical_shift_below(
     `n_clusters`, seeded by `seed`, default the run's seed; skipped with fewer terms).
     """
     __tracebackhide__ = True
-    bound = check_bound(max_shift, "max_shift")
-    shown = check_show(show)
-    n_clusters = check_int(n_clusters, "n_clusters", minimum=1)
-    seed = check_seed(seed)
-    if label is not None and not isinstance(label, str):
-        raise ConfigurationError(f"label must be a str or None, got {type(label).__name__} "
-                                 f"{label!r:.60}")
-    try:
-        scan = lexical_scan(model, terms, templates)
-    except NothingJudgedError as exc:  # the model skipped every fill
-        on_empty(exc)
-    means = scan.mean_shift()
-    worst = max(scan.terms, key=lambda t: (means[t], t))
-    over = [t for t in scan.terms if means[t] > bound]
-    sections: list[Section] = [BarChart(
-        SHIFT_TITLE, [(t, v) for t, v in means.items() if math.isfinite(v)],
-        value_label="mean score shift from the reference word",
-        caption="Mean shift of the template scores per term (cross-geographic, section 3.2)",
-    )]
-    if len(scan.terms) >= n_clusters:
-        found = scan.clusters(n_clusters, seed=run_seed(seed), label=label)
-        sections.append(clusters_section(found.to_dict()))
-    result = FairnessResult(
-        relation="lexical_shift",
-        measurements=(
-            Measurement(f"max mean shift (term {worst})", means[worst], bound),
-            Measurement("terms over the bound", float(len(over))),
-        ),
-        violations=tuple(_worst_fills(scan, over or [worst])[:RECORDED_VIOLATIONS]),
-        n_inputs=int(scan.scores.size),
-        n_violations=len(over),
-        extra={"mean_shift": means, "templates": len(scan.templates)},
-        sections=tuple(sections),
-    )
-    conclude(
-        result,
-        statement="putting a term in place of 'person' must not move the score "
-        f"(mean shift <= {bound:g}; cross-geographic-toxicity-bias, section 3.2)",
-        measure_name="shift",
-        discrimination=means[worst],
-        show=shown,
-        notes=[f"{len(over)} of {len(scan.terms)} terms over the bound: "
-               + ", ".join(sorted(over, key=lambda t: -means[t])[:10])] if over else (),
-        hint="the term clusters in the report show which terms the model treats like "
-        "insults; retrain with these templates, or mask the terms",
-        inputs_title="the fills that moved most (reference word -> term)",
-    )
+    LEXICAL.check(
+        lambda: _resolve(model, terms, max_shift, templates, n_clusters, seed, label),
+        show=show, stacklevel=4)
 
 
 def _worst_fills(scan: LexicalScan, terms: Sequence[str]) -> list[Violation]:

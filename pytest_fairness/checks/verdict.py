@@ -41,7 +41,7 @@ import sys
 import unittest
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal, NoReturn
+from typing import Any, Literal, NamedTuple, NoReturn
 
 import numpy as np
 
@@ -50,6 +50,7 @@ from ..errors import ConfigurationError, FairnessViolation, NothingJudgedError
 from ..metrics.bootstrap import BootstrapCI
 from ..results import FairnessResult, Measurement, Violation
 from ..runtime.printable import printable
+from ..types import FloatArray
 from ..validation import check_int, check_number
 from .failure import DEFAULT_SHOWN, render_failure
 
@@ -204,6 +205,33 @@ def measured(
         Measurement(name, value, None, op, ci=(low, high)),
         Measurement(f"{name} ({side} CI end)", edge, bound, op, ci=(low, high)),
     ]
+
+
+class StatisticVerdict(NamedTuple):
+    """Per-input values judged by their max or mean (`by_statistic`)."""
+
+    measurements: list[Measurement]
+    """The judged statistic against the bound, then the other one, unbounded."""
+    over: list[int]
+    """The inputs whose value is over the bound, largest first."""
+    listed: list[int]
+    """The inputs a failure lists: those over the bound, or (a statistic over the bound
+    with no single input over it) every input, largest first."""
+
+
+def by_statistic(stat: Statistic, name: str, values: Sequence[float] | FloatArray,
+                 maximum: float,
+                 mean: float, bound: float) -> StatisticVerdict:
+    """The per-input `values` named `name` judged by `stat` ("max": every input, "mean":
+    the average) against `bound`, with `maximum` and `mean` their max and mean."""
+    value, other, other_value = ((maximum, "mean", mean) if stat == "max"
+                                 else (mean, "max", maximum))
+    order = sorted(range(len(values)), key=lambda i: -values[i])
+    over = [i for i in order if values[i] > bound]
+    return StatisticVerdict(
+        [Measurement(f"{stat} {name}", value, bound),
+         Measurement(f"{other} {name}", other_value)],
+        over, over if over or value <= bound else order)
 
 
 def abs_interval(low: float, high: float) -> tuple[float, float]:

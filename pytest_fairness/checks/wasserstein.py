@@ -5,6 +5,10 @@ scores and the pooled scores of all groups (the terms of Total Group Fairness), 
 every two groups. `assert_paired_gap_below` bounds the signed mean gap between two groups
 measured on the same units (counterfactual pairs, template cells), which an unpaired
 distance cannot see when the units differ more than the groups do.
+
+Both are relations of the pipeline (`checks.pipeline`): `_resolve_w1` / `_resolve_paired`
+(the options and scores checked once), `measure` (the pure `metrics.wasserstein` and
+`metrics.paired_gap`, with their bootstrap intervals) and `present`.
 """
 
 from __future__ import annotations
@@ -24,10 +28,10 @@ from ..metrics.bootstrap import (
     bootstrap_paired_gap,
     bootstrap_wasserstein,
 )
-from ..metrics.paired import paired_gap
+from ..metrics.paired import PairedGapResult, paired_gap
 from ..metrics.validation import check_ci_method
 from ..metrics.wasserstein import wasserstein
-from ..results import FairnessResult, Measurement
+from ..results import Measurement
 from .pipeline import Presented, Relation
 from .verdict import (
     N_RESAMPLES,
@@ -36,7 +40,6 @@ from .verdict import (
     check_confidence,
     check_scores,
     check_seed,
-    conclude,
     interval_note,
     measured,
     run_seed,
@@ -236,6 +239,97 @@ def _group_names(names: Sequence[str]) -> tuple[str, str]:
     return a, b
 
 
+@dataclass(frozen=True, eq=False)
+class PairedInputs:
+    """The checked paired scores, the groups' names and the checked options."""
+
+    scores_a: object
+    scores_b: object
+    names: tuple[str, str]
+    bound: float
+    conf: float | None
+    seed: int | None
+    method: str
+
+
+@dataclass(frozen=True, eq=False)
+class PairedMeasure:
+    gap: PairedGapResult
+    ci: BootstrapCI | None
+
+
+def _resolve_paired(scores_a: object, scores_b: object, max_gap: object, confidence: object,
+                    seed: object, ci_method: str, names: Sequence[str]) -> PairedInputs:
+    bound = check_bound(max_gap, "max_gap")
+    conf = check_confidence(confidence)
+    rng_seed = check_seed(seed)
+    method = check_ci_method(ci_method, ("studentized", "bca", "percentile"), "ci_method")
+    group_names = _group_names(names)
+    check_scores(scores_a, "scores_a", nested=True)
+    check_scores(scores_b, "scores_b", nested=True)
+    return PairedInputs(scores_a, scores_b, group_names, bound, conf, rng_seed, method)
+
+
+class PairedGapRelation(Relation[PairedInputs, PairedMeasure]):
+    """|mean over pairs of (score_a - score_b)| at most the bound
+    (counterfactual-sentiment-bias, section 3)."""
+
+    name = "paired_gap"
+
+    def measure(self, inputs: PairedInputs) -> PairedMeasure:
+        found = paired_gap(inputs.scores_a, inputs.scores_b)
+        ci = None if inputs.conf is None else bootstrap_paired_gap(
+            inputs.scores_a, inputs.scores_b, n_resamples=N_RESAMPLES,
+            confidence=inputs.conf, seed=run_seed(inputs.seed), method=inputs.method,
+        )
+        return PairedMeasure(found, ci)
+
+    def present(self, inputs: PairedInputs, measured_: PairedMeasure, *,
+                show: int) -> Presented:
+        found, ci, conf, bound, method = (measured_.gap, measured_.ci, inputs.conf,
+                                          inputs.bound, inputs.method)
+        name_a, name_b = inputs.names
+        label = f"gap {name_a} - {name_b}"
+        mean_over = f"{label} (mean over {found.n_pairs} pairs)"
+        if ci is None:
+            measurements = [Measurement(mean_over, found.gap),
+                            Measurement(f"|{label}|", abs(found.gap), bound)]
+        else:
+            measurements = [
+                Measurement(mean_over, found.gap, None, ci=(ci.low, ci.high)),
+                *measured(f"|{label}|", abs(found.gap), bound, abs_interval(ci.low, ci.high),
+                          method=method),
+            ]
+        notes = [
+            f"{found.n_positive} of {found.n_pairs} pairs score higher for {name_a}, "
+            f"{found.n_negative} for {name_b} (sign test p = {found.sign_test_p:.3g})."
+        ]
+        if conf is not None:
+            notes.append(interval_note(conf, method, "of the pairs") + ".")
+        summary = found.to_dict()
+        summary.pop("per_pair")
+        return Presented(
+            measurements=measurements,
+            statement=f"paired scores of {name_a} and {name_b} must be within |mean gap| <= "
+            f"{bound:g} (gap {name_a} - {name_b} per unit; counterfactual-sentiment-bias, "
+            "section 3)",
+            measure_name="gap",
+            discrimination=abs(found.gap) if math.isfinite(found.gap) else None,
+            n_inputs=found.n_pairs,
+            notes=notes,
+            extra={
+                **summary,
+                "names": [name_a, name_b],
+                **({"confidence": {"level": conf, "method": method,
+                                   "n_resamples": N_RESAMPLES}}
+                   if conf is not None else {}),
+            },
+        )
+
+
+PAIRED_GAP = PairedGapRelation()
+
+
 def assert_paired_gap_below(
     scores_a: object,
     scores_b: object,
@@ -264,57 +358,7 @@ def assert_paired_gap_below(
     most (1 - confidence) / 2 when the gap is at the bound. Meant for 20 or more pairs.
     """
     __tracebackhide__ = True
-    bound = check_bound(max_gap, "max_gap")
-    conf = check_confidence(confidence)
-    seed = check_seed(seed)
-    method = check_ci_method(ci_method, ("studentized", "bca", "percentile"), "ci_method")
-    name_a, name_b = _group_names(names)
-    check_scores(scores_a, "scores_a", nested=True)
-    check_scores(scores_b, "scores_b", nested=True)
-    found = paired_gap(scores_a, scores_b)
-    label = f"gap {name_a} - {name_b}"
-    measurements: list[Measurement] = []
-    if conf is None:
-        measurements.append(Measurement(f"{label} (mean over {found.n_pairs} pairs)", found.gap))
-        measurements.append(Measurement(f"|{label}|", abs(found.gap), bound))
-    else:
-        ci = bootstrap_paired_gap(
-            scores_a, scores_b, n_resamples=N_RESAMPLES, confidence=conf,
-            seed=run_seed(seed), method=method,
-        )
-        measurements.append(
-            Measurement(f"{label} (mean over {found.n_pairs} pairs)", found.gap, None,
-                        ci=(ci.low, ci.high))
-        )
-        measurements += measured(
-            f"|{label}|", abs(found.gap), bound, abs_interval(ci.low, ci.high), method=method
-        )
-    notes = [
-        f"{found.n_positive} of {found.n_pairs} pairs score higher for {name_a}, "
-        f"{found.n_negative} for {name_b} (sign test p = {found.sign_test_p:.3g})."
-    ]
-    if conf is not None:
-        notes.append(interval_note(conf, method, "of the pairs") + ".")
-    summary = found.to_dict()
-    summary.pop("per_pair")
-    result = FairnessResult(
-        relation="paired_gap",
-        passed=all(x.holds for x in measurements),
-        measurements=tuple(measurements),
-        n_inputs=found.n_pairs,
-        extra={
-            **summary,
-            "names": [name_a, name_b],
-            **({"confidence": {"level": conf, "method": method, "n_resamples": N_RESAMPLES}}
-               if conf is not None else {}),
-        },
-    )
-    conclude(
-        result,
-        statement=f"paired scores of {name_a} and {name_b} must be within |mean gap| <= "
-        f"{bound:g} (gap {name_a} - {name_b} per unit; counterfactual-sentiment-bias, "
-        "section 3)",
-        measure_name="gap",
-        discrimination=abs(found.gap) if math.isfinite(found.gap) else None,
-        notes=notes,
-    )
+    PAIRED_GAP.check(
+        lambda: _resolve_paired(scores_a, scores_b, max_gap, confidence, seed, ci_method,
+                                names),
+        stacklevel=4)

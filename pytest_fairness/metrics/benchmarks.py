@@ -27,6 +27,8 @@ from typing import Any, Literal
 import numpy as np
 
 from ..errors import ConfigurationError
+from .bootstrap import bootstrap_paired_gap
+from .paired import PairedGapResult, paired_gap
 from .validation import FloatArray, as_float_array, as_generator, check_confidence, clean_float
 
 __all__ = [
@@ -37,9 +39,12 @@ __all__ = [
     "CrowsPairsResult",
     "GapSummary",
     "WinoBiasResult",
+    "bbq_bias_distances",
     "bbq_metric",
     "binomial_interval",
     "crows_pairs_metric",
+    "distance_from",
+    "paired_gaps_by_group",
     "winobias_metric",
 ]
 
@@ -542,3 +547,74 @@ def winobias_metric(
                                  s[(kinds == t) & ~flags], conf)
                for t in (1, 2) if (kinds == t).any()}
     return WinoBiasResult(_gap(OVERALL, s[flags], s[~flags], conf), by_type, conf)
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+def distance_from(value: float, ci: tuple[float, float] | None, centre: float) -> float:
+    """|value - centre|, or with an interval the distance from `centre` to its nearest end
+    (0 when the interval holds `centre`; an undefined (NaN) interval falls back to the
+    value): how far a benchmark score is from its ideal, judged on the interval."""
+    if ci is None:
+        return abs(value - centre)
+    low, high = ci
+    if math.isnan(low) or math.isnan(high):
+        return abs(value - centre)
+    return max(0.0, low - centre, centre - high)
+
+
+def paired_gaps_by_group(
+    more: Any,
+    less: Any,
+    groups: Sequence[str],
+    *,
+    confidence: float | None = None,
+    seed: int = 0,
+    n_resamples: int = 1000,
+) -> dict[str, tuple[PairedGapResult, tuple[float, float]]]:
+    """The paired gap mean(more - less) (`paired.paired_gap`) over all pairs ("overall",
+    first) and over the pairs of each group (in order of first appearance), each with its
+    studentized bootstrap interval at `confidence` (NaN ends: no `confidence`, or fewer
+    than 2 pairs): CrowS-Pairs read as counterfactual pairs (Nangia et al. 2020, section
+    2), by bias type."""
+    a = as_float_array(more, "more", ndim=1)
+    b = as_float_array(less, "less", ndim=1)
+    names = _labels(groups, a.shape[0], "groups")
+    masks = {OVERALL: np.ones(a.shape[0], bool),
+             **{g: np.asarray([x == g for x in names]) for g in dict.fromkeys(names)}}
+    out: dict[str, tuple[PairedGapResult, tuple[float, float]]] = {}
+    for name, mask in masks.items():
+        gap = paired_gap(a[mask], b[mask])
+        ci: tuple[float, float] = (math.nan, math.nan)
+        if confidence is not None and gap.n_pairs >= 2:
+            found = bootstrap_paired_gap(a[mask], b[mask], n_resamples=n_resamples,
+                                         confidence=confidence, seed=seed,
+                                         method="studentized")
+            ci = (found.low, found.high)
+        out[name] = (gap, ci)
+    return out
+
+
+#: The BBQ bias scores: (context, its label, the `BBQGroup` field, its interval's field).
+BBQ_SCORES = (("ambig", "s_AMB", "s_amb", "s_amb_ci"),
+              ("disambig", "s_DIS", "s_dis", "s_dis_ci"))
+
+
+def bbq_bias_distances(
+    result: BBQResult, contexts: Sequence[str], *, use_ci: bool
+) -> list[tuple[float, str, str]]:
+    """(distance from 0, category, "s_AMB" or "s_DIS") of every finite bias score of the
+    chosen `contexts` ("ambig", "disambig"), per category (Parrish et al. 2022, 3.4):
+    |s|, or with `use_ci` the distance from 0 to the interval's nearest end
+    (`distance_from`); contexts in `BBQ_SCORES` order, categories in `result`'s."""
+    out = []
+    for ctx, label, attr, ci_attr in BBQ_SCORES:
+        if ctx not in contexts:
+            continue
+        for name, g in result.by_category.items():
+            value = getattr(g, attr)
+            if math.isfinite(value):
+                out.append((distance_from(value, getattr(g, ci_attr) if use_ci else None,
+                                          0.0), name, label))
+    return out

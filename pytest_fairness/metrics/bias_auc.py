@@ -47,6 +47,7 @@ __all__ = [
     "as_mask",
     "bias_aucs",
     "mann_whitney_auc",
+    "misranked_examples",
     "misranked_share",
     "subgroup_bias_aucs",
 ]
@@ -196,3 +197,35 @@ def misranked_share(examples: Any, others: Any, *, examples_positive: bool) -> F
     ties = not_above - below
     wrong = y.shape[0] - not_above if examples_positive else below
     return np.asarray((wrong + 0.5 * ties) / y.shape[0], dtype=np.float64)
+
+
+def misranked_examples(
+    metric: str, scores: Any, labels: Any, in_subgroup: Any
+) -> list[tuple[int, float]]:
+    """The subgroup's examples that pull `metric` ("subgroup_auc", "bpsn_auc" or
+    "bnsp_auc") down, most first: (index, `misranked_share` of the example against the
+    other class the metric compares it with), only those with a share > 0; ties: a
+    non-toxic example scored higher, a toxic one scored lower, first.
+
+    BPSN compares the subgroup's non-toxic examples with the background's toxic ones,
+    BNSP its toxic examples with the background's non-toxic ones, the subgroup AUC both
+    classes within the subgroup (Borkan et al.; cross-geographic-toxicity-bias, 5.2)."""
+    s = as_float_array(scores, "scores", ndim=1)
+    y = as_mask(labels, "labels", s.shape[0])
+    g = as_mask(in_subgroup, "in_subgroup", s.shape[0])
+    sub_pos, sub_neg = np.flatnonzero(g & y), np.flatnonzero(g & ~y)
+    if metric == "bpsn_auc":  # non-toxic here vs toxic elsewhere
+        pairs = [(sub_neg, misranked_share(s[sub_neg], s[~g & y], examples_positive=False))]
+    elif metric == "bnsp_auc":  # toxic here vs non-toxic elsewhere
+        pairs = [(sub_pos, misranked_share(s[sub_pos], s[~g & ~y], examples_positive=True))]
+    elif metric == "subgroup_auc":  # both classes, within the subgroup
+        pairs = [
+            (sub_neg, misranked_share(s[sub_neg], s[sub_pos], examples_positive=False)),
+            (sub_pos, misranked_share(s[sub_pos], s[sub_neg], examples_positive=True)),
+        ]
+    else:
+        raise ConfigurationError(
+            f"metric must be 'subgroup_auc', 'bpsn_auc' or 'bnsp_auc', got {metric!r:.60}")
+    found = [(int(i), float(v)) for idx, share in pairs for i, v in zip(idx, share, strict=True)]
+    return sorted((x for x in found if x[1] > 0),
+                  key=lambda x: (-x[1], -s[x[0]] if not y[x[0]] else s[x[0]]))

@@ -61,6 +61,7 @@ __all__ = [
     "EpsKDecision",
     "EpsKResult",
     "eps_k_fair",
+    "farther_than",
     "max_k_at_eps",
     "max_log_ratio",
     "min_eps_at_k",
@@ -111,6 +112,20 @@ def pairwise_log_ratio(a: Any, b: Any) -> float:
     if va.shape != vb.shape:
         raise ConfigurationError(f"a has shape {va.shape} but b has shape {vb.shape}")
     return _pair_distance(np.atleast_1d(_log(va)), np.atleast_1d(_log(vb)))
+
+
+def farther_than(
+    original_output: Any, candidate_outputs: Any, eps: float, *, tol: float = DEFAULT_TOL
+) -> list[tuple[int, float]]:
+    """(index, log ratio) of every candidate farther than `eps` (+ `tol`) from x0, farthest
+    first (ties in candidate order): the mutations that keep a k-set from existing (mt-nlp
+    Definition 3.1); the log ratio is `pairwise_log_ratio` of x0 and the candidate."""
+    e = check_eps(eps)
+    slack = check_eps(tol, "tol")
+    cands = _check_outputs(candidate_outputs, "candidate_outputs", ndim=(1, 2))
+    ratios = [pairwise_log_ratio(original_output, row) for row in cands]
+    order = sorted(range(len(ratios)), key=lambda i: -ratios[i])
+    return [(i, ratios[i]) for i in order if ratios[i] > e + slack]
 
 
 def max_log_ratio(outputs: Any) -> float:

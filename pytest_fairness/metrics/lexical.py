@@ -57,6 +57,7 @@ __all__ = [
     "group_overrepresentation",
     "kmeans",
     "log_odds_dirichlet",
+    "template_shifts",
     "term_sensitivity_clusters",
 ]
 
@@ -500,6 +501,20 @@ class TermClusters:
         if self.group is not None:
             out["group"] = self.group
         return out
+
+
+def template_shifts(term_scores: Any, template_scores: Any) -> FloatArray:
+    """(T, M): each term's score on each template minus the template's score as written
+    (with its own reference word, "person"): how far the term moves the model there
+    (cross-geographic, section 3.2; a row's mean is the term's mean shift). Non-finite
+    scores (a fill the model skipped) give non-finite shifts."""
+    scores = np.asarray(term_scores, dtype=np.float64)
+    own = np.asarray(template_scores, dtype=np.float64)
+    if scores.ndim != 2 or own.shape != (scores.shape[1],):
+        raise ConfigurationError(
+            f"term_scores has shape {scores.shape} and template_scores {own.shape}: pass "
+            "(T, M) and (M,), one score per template")
+    return np.asarray(scores - own[None, :], dtype=np.float64)
 
 
 def term_sensitivity_clusters(

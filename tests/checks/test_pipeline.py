@@ -64,3 +64,91 @@ def test_the_answer_relations_share_one_set_of_options() -> None:
                                    samples=3)  # type: ignore[call-arg]
     with pytest.raises(pf.ConfigurationError, match="n"):
         pf.assert_answer_similarity_above(generator, ["He is kind."], 0.5, n=0)
+
+
+# --------------------------------------------------------------------------- every relation
+
+
+def _he_scores_high(texts: list[str]) -> list[float]:
+    return [0.9 if "he" in t.lower().replace(".", "").split() else 0.1 for t in texts]
+
+
+def _old_scores_high(texts: list[str]) -> list[float]:
+    return [0.9 if "old" in t.lower() else 0.1 for t in texts]
+
+
+# (score, toxic label, in subgroup): subgroup AUC 3/4, BPSN 3/4, BNSP 1
+_AUC = [(0.9, 1, 1), (0.6, 1, 1), (0.7, 0, 1), (0.2, 0, 1),
+        (0.8, 1, 0), (0.5, 1, 0), (0.3, 0, 0), (0.1, 0, 0)]
+_S, _L, _G = ([row[i] for row in _AUC] for i in range(3))
+
+
+def _crows_pairs() -> list[object]:
+    from pytest_fairness.corpus.benchmarks import CrowsPair
+
+    return [CrowsPair(i, f"The old man {v}.", f"The young man {v}.", "stereo", "age")  # type: ignore[arg-type]
+            for i, v in enumerate(("left", "sang", "ran"))]
+
+
+#: A failing call of each relation moved onto the pipeline, with its relation's name.
+FAILING = {
+    "eps_k_fairness": lambda: pf.assert_eps_k_fair(
+        _he_scores_high, "He left.", eps=0.1, k=1, perturbations=["She left."]),
+    "counterfactual_fairness": lambda: pf.assert_counterfactual_fair(
+        _he_scores_high, ["He left.", "She sang."], max_gap=0.1),
+    "paired_gap": lambda: pf.assert_paired_gap_below([0.9] * 4, [0.1] * 4, 0.1),
+    "bias_auc": lambda: pf.assert_bias_auc_above(_S, _L, _G, 0.9),
+    "subgroup_aucs": lambda: pf.assert_subgroup_aucs_above(_S, _L, {"x": _G}, 0.9),
+    "lexical_shift": lambda: pf.assert_lexical_shift_below(
+        _old_scores_high, ["old", "young"], 0.1, templates=["You are a {term} person."]),
+    "crows_pairs_gap": lambda: pf.assert_crows_pairs_gap_below(
+        _old_scores_high, _crows_pairs(), 0.1),
+}
+
+
+@pytest.mark.parametrize("relation", sorted(FAILING))
+def test_a_moved_relation_warns_at_the_callers_line_and_records_once(relation: str) -> None:
+    """Through the driver, a warn-only failure still points at the line that called the
+    assertion (the driver adds a frame), and the result is recorded once."""
+    with capture(warn_only=True) as state, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        FAILING[relation]()
+    [warning] = [w for w in caught if w.category is pf.FairnessWarning]
+    assert warning.filename == __file__
+    assert [r["relation"] for r in state.results] == [relation]
+    assert state.results[0]["passed"] is False
+    with capture(), pytest.raises(pf.FairnessViolation):
+        FAILING[relation]()
+
+
+def test_no_relation_module_concludes_outside_the_driver() -> None:
+    """Every built-in relation reaches `verdict.conclude` through `Relation.check`: only
+    the driver (and `assert_result`, for a team's own results) calls it."""
+    import ast
+    from pathlib import Path
+
+    import pytest_fairness.checks as checks
+
+    callers = set()
+    for path in Path(checks.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "conclude"):
+                callers.add(path.name)
+    assert callers == {"pipeline.py", "verdict.py"}
+
+
+def test_by_statistic_judges_the_max_or_the_mean_and_lists_the_worst_first() -> None:
+    from pytest_fairness.checks.verdict import by_statistic
+
+    judged = by_statistic("max", "CF", [0.1, 0.5, 0.3], 0.5, 0.3, 0.2)
+    assert [(m.name, m.value, m.bound) for m in judged.measurements] == [
+        ("max CF", 0.5, 0.2), ("mean CF", 0.3, None)]
+    assert (judged.over, judged.listed) == ([1, 2], [1, 2])
+    judged = by_statistic("mean", "CF", [0.1, 0.5, 0.3], 0.5, 0.3, 0.6)
+    assert [(m.name, m.value, m.bound) for m in judged.measurements] == [
+        ("mean CF", 0.3, 0.6), ("max CF", 0.5, None)]
+    assert (judged.over, judged.listed) == ([], [])
+    # a statistic over the bound with no single input over it lists every input
+    judged = by_statistic("mean", "P1", [0.1, 0.5], 0.5, 0.7, 0.6)
+    assert (judged.over, judged.listed) == ([], [1, 0])

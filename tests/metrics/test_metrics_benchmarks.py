@@ -9,11 +9,15 @@ import pytest
 
 from pytest_fairness.errors import ConfigurationError
 from pytest_fairness.metrics.benchmarks import (
+    bbq_bias_distances,
     bbq_metric,
     binomial_interval,
     crows_pairs_metric,
+    distance_from,
+    paired_gaps_by_group,
     winobias_metric,
 )
+from pytest_fairness.metrics.bootstrap import bootstrap_paired_gap
 
 # --------------------------------------------------------------------------- intervals
 
@@ -163,6 +167,47 @@ def test_bbq_accuracy_and_bias_scores_by_hand() -> None:
 def test_bbq_bootstrap_is_seeded() -> None:
     one = bbq_metric(**_bbq_case(), seed=1)  # type: ignore[arg-type]
     assert one.overall.s_amb_ci == bbq_metric(**_bbq_case(), seed=1).overall.s_amb_ci  # type: ignore[arg-type]
+
+
+def test_bbq_bias_distances_by_hand() -> None:
+    found = bbq_metric(**_bbq_case())  # type: ignore[arg-type]
+    # A: s_AMB 1/4, s_DIS 1; B: s_AMB undefined (no ambiguous item), s_DIS -1
+    both = bbq_bias_distances(found, ("ambig", "disambig"), use_ci=False)
+    assert [(n, lbl) for _, n, lbl in both] == [("A", "s_AMB"), ("A", "s_DIS"), ("B", "s_DIS")]
+    assert [d for d, _, _ in both] == pytest.approx([0.25, 1.0, 1.0])
+    dis = bbq_bias_distances(found, ("disambig",), use_ci=False)
+    assert [(n, lbl) for _, n, lbl in dis] == [("A", "s_DIS"), ("B", "s_DIS")]
+    # with the interval: the distance from 0 to its nearest end; A's s_DIS interval from
+    # 3 of 3 (Wilson low .438 -> 2 * .438 - 1 = -.123) holds 0, so its distance is 0
+    lo, _ = found.by_category["A"].s_dis_ci
+    assert lo < 0
+    assert bbq_bias_distances(found, ("disambig",), use_ci=True)[0][0] == 0.0
+
+
+def test_distance_from_by_hand() -> None:
+    assert distance_from(0.7, None, 0.5) == pytest.approx(0.2)
+    assert distance_from(0.7, (0.6, 0.8), 0.5) == pytest.approx(0.1)
+    assert distance_from(0.3, (0.2, 0.45), 0.5) == pytest.approx(0.05)
+    assert distance_from(0.55, (0.4, 0.7), 0.5) == 0.0  # the interval holds the centre
+    assert distance_from(-0.3, (math.nan, math.nan), 0.0) == pytest.approx(0.3)
+
+
+def test_paired_gaps_by_group_by_hand() -> None:
+    more = [0.9, 0.8, 0.5, 0.4, 0.6]
+    less = [0.5, 0.6, 0.5, 0.6, 0.6]
+    found = paired_gaps_by_group(more, less, ["age", "age", "race", "race", "age"])
+    assert list(found) == ["overall", "age", "race"]
+    # overall: (.4 + .2 + 0 - .2 + 0) / 5 = .08; age: (.4 + .2 + 0) / 3 = .2; race: -.1
+    assert [g.gap for g, _ in found.values()] == pytest.approx([0.08, 0.2, -0.1])
+    assert (found["age"][0].n_positive, found["age"][0].n_pairs) == (2, 3)
+    assert all(math.isnan(lo) and math.isnan(hi) for _, (lo, hi) in found.values())
+    with_ci = paired_gaps_by_group(more, less, ["age", "age", "race", "race", "age"],
+                                   confidence=0.9, seed=3, n_resamples=200)
+    want = bootstrap_paired_gap([0.9, 0.8, 0.6], [0.5, 0.6, 0.6], n_resamples=200,
+                                confidence=0.9, seed=3, method="studentized")
+    assert with_ci["age"][1] == pytest.approx((want.low, want.high))
+    with pytest.raises(ConfigurationError, match="groups has 1 entries for 5"):
+        paired_gaps_by_group(more, less, ["age"])
 
 
 def test_bbq_bad_input() -> None:

@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pytest_fairness.errors import ConfigurationError
 from pytest_fairness.metrics import bias_aucs, mann_whitney_auc
+from pytest_fairness.metrics.bias_auc import misranked_examples
 
 # (score, toxic label, in subgroup)
 ROWS = [
@@ -18,6 +20,23 @@ ROWS = [
     (0.8, 1, 0), (0.5, 1, 0),  # background positive
     (0.3, 0, 0), (0.1, 0, 0),  # background negative
 ]
+
+
+def test_misranked_examples_by_hand() -> None:
+    scores, labels, groups = zip(*ROWS, strict=True)
+    # BPSN: subgroup non-toxic .7 (index 2) outranks background toxic .5 -> 1/2; .2 none
+    assert misranked_examples("bpsn_auc", scores, labels, groups) == [(2, 0.5)]
+    # BNSP: subgroup toxic {.9, .6} above every background non-toxic one
+    assert misranked_examples("bnsp_auc", scores, labels, groups) == []
+    # within the subgroup: .7 (non-toxic) above .6 (toxic), each 1/2; the tie puts the
+    # higher-scored non-toxic example first
+    assert misranked_examples("subgroup_auc", scores, labels, groups) == [(2, 0.5), (1, 0.5)]
+    # the shares average to 1 - AUC over the compared examples
+    bpsn = bias_aucs(scores, labels, groups)["bpsn_auc"]
+    assert sum(v for _, v in misranked_examples("bpsn_auc", scores, labels, groups)) / 2 \
+        == pytest.approx(1 - bpsn)
+    with pytest.raises(ConfigurationError, match="metric must be"):
+        misranked_examples("aeg_positive", scores, labels, groups)
 
 
 def test_bias_aucs_by_hand() -> None:

@@ -18,6 +18,7 @@ from pytest_fairness.metrics import (
     min_eps_at_k,
     pairwise_log_ratio,
 )
+from pytest_fairness.metrics.epsk import farther_than
 
 X0 = [0.5, 0.5]
 # c0 = (.6, .4), c1 = (.4, .6), c2 = (.5, .5), c3 = (.9, .1)
@@ -63,6 +64,19 @@ def test_min_eps_by_hand() -> None:
     assert r5.eps == math.inf
     assert r5.witness == ()
     json.dumps(r5.to_dict())
+
+
+def test_farther_than_by_hand() -> None:
+    # from x0: c0 = c1 = ln 1.25 = .223, c2 = 0, c3 = ln 5 = 1.609; farthest first, ties in
+    # candidate order
+    found = farther_than(X0, CANDIDATES, 0.2)
+    assert [i for i, _ in found] == [3, 0, 1]
+    assert [r for _, r in found] == pytest.approx([math.log(5), math.log(1.25),
+                                                   math.log(1.25)])
+    assert farther_than(X0, CANDIDATES, math.log(5)) == []
+    assert farther_than(X0, CANDIDATES, 0.0, tol=0.0) == farther_than(X0, CANDIDATES, 0.0)
+    with pytest.raises(ValueError, match="eps"):
+        farther_than(X0, CANDIDATES, float("nan"))
 
 
 def test_decision_reports_both_directions() -> None:

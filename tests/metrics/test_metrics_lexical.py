@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from pytest_fairness.errors import ConfigurationError
 from pytest_fairness.metrics import (
     beta_binomial_cdf,
     biased_term_candidates,
@@ -16,6 +17,17 @@ from pytest_fairness.metrics import (
     log_odds_dirichlet,
     term_sensitivity_clusters,
 )
+from pytest_fairness.metrics.lexical import template_shifts
+
+
+def test_template_shifts_by_hand() -> None:
+    # two terms on three templates whose own scores are .1, .5, .2
+    shifts = template_shifts([[0.1, 0.5, 0.2], [0.6, 0.9, 0.2]], [0.1, 0.5, 0.2])
+    np.testing.assert_allclose(shifts, [[0.0, 0.0, 0.0], [0.5, 0.4, 0.0]], atol=1e-12)
+    assert shifts.mean(axis=1).tolist() == pytest.approx([0.0, 0.3])
+    assert math.isnan(template_shifts([[float("nan")]], [0.2])[0, 0])
+    with pytest.raises(ConfigurationError, match="one score per template"):
+        template_shifts([[0.1, 0.2]], [0.1])
 
 
 def test_log_odds_by_hand() -> None:
