@@ -12,7 +12,7 @@ Pure: no model library, no pytest.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
@@ -31,6 +31,7 @@ from ..checks import (
     check_target,
     check_threshold,
 )
+from ..family_registry import BaseFamily
 from .base import Output
 from .cache import check_fingerprint
 from .remote import LengthPolicy
@@ -176,7 +177,7 @@ class ModelOptions:
         return {k: getattr(self, k) for k in COMMON_OPTIONS}
 
 
-class ModelFamily(ABC):
+class ModelFamily(BaseFamily):
     """A kind of model `as_model` adapts: subclass it to support a new framework.
 
     Class attributes:
@@ -223,14 +224,7 @@ class ModelFamily(ABC):
                                  config=("onnx",), **options.common())
     """
 
-    name: ClassVar[str] = ""
-    noun: ClassVar[str] = ""
-    description: ClassVar[str] = ""
     options: ClassVar[Collection[str]] = frozenset()
-
-    @abstractmethod
-    def detect(self, obj: object) -> bool:
-        """Whether `obj` is a model of this family."""
 
     @abstractmethod
     def build(self, obj: object, options: ModelOptions) -> TextModel:
