@@ -53,11 +53,17 @@ class BaseFamily(ABC):
     `TaggerFamily`, `QAFamily` add their own abstract `build`): the class attributes
     `name` (its name in the registry; an entry point registering it must have the same
     name), `noun` (what it adapts, in the plural, for messages) and `description` (one
-    line for the list of what the front door accepts), and `detect(obj)`."""
+    line for the list of what the front door accepts), `libraries` (which objects
+    `detect` is asked about), and `detect(obj)`."""
 
     name: ClassVar[str] = ""
     noun: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    #: The libraries the family's objects come from, as module-name prefixes
+    #: (``("transformers",)``): when given, the registry asks `detect` only about an
+    #: object one of whose classes (or, for a pair, one of whose two items' classes) lives
+    #: in a module starting with one of them; empty (the default), about every object.
+    libraries: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def detect(self, obj: object) -> bool:
@@ -96,6 +102,11 @@ def cannot_use(what: str, wanted: str, caller: str | None = None) -> str:
 
 
 F = TypeVar("F", bound=Family)
+
+
+def _modules(*classes: type) -> frozenset[str]:
+    """The modules of `classes` and of their bases."""
+    return frozenset(c.__module__ for cls in classes for c in cls.__mro__)
 
 #: How every family's `detect` is called.
 DETECT = Signature(1, shown="detect(self, obj) -> bool")
@@ -151,6 +162,12 @@ class FamilyRegistry(Registry[F]):
         """A family instance from what `register` or an entry point hands over."""
         family = cast(F, named_instance(self.base, name, entry, what=self.what,
                                         needs=self.needs, shown=self.shown))
+        libraries = getattr(family, "libraries", ())
+        if not (isinstance(libraries, tuple) and all(isinstance(x, str) and x
+                                                     for x in libraries)):
+            raise ConfigurationError(
+                f"the {self.what} {name!r} declares libraries={libraries!r:.80}: give a "
+                "tuple of module-name prefixes such as ('torch',), or leave it out")
         if self._check_family is not None:
             self._check_family(name, family)
         return family
@@ -173,9 +190,19 @@ class FamilyRegistry(Registry[F]):
 
     def first(self, obj: object, refused: Callable[[tuple[F, ...]], str]) -> F:
         """The first family (in `tried` order) whose `detect` recognises `obj`; else a
-        `ConfigurationError` whose message is `refused(the families tried)`."""
+        `ConfigurationError` whose message is `refused(the families tried)`. A family
+        declaring `libraries` is asked only when a module of `obj`'s classes (for a pair,
+        of its items' classes) starts with one of them; those modules are read once."""
         families = self.tried()
+        modules: frozenset[str] | None = None
         for family in families:
+            libraries: tuple[str, ...] = getattr(family, "libraries", ())
+            if libraries:
+                if modules is None:
+                    modules = _modules(*(map(type, obj) if isinstance(obj, tuple)
+                                         and len(obj) == 2 else (type(obj),)))
+                if not any(module.startswith(libraries) for module in modules):
+                    continue
             with self.guard(family, "detect"):
                 found = family.detect(obj)
             if found:
@@ -189,25 +216,27 @@ class FamilyRegistry(Registry[F]):
 
     def make(self, obj: object, *args: object, refused: Callable[[], str],
              built: type | tuple[type, ...] | Callable[[object], bool], wanted: str,
-             named: str = "", accept: Callable[[F], None] | None = None) -> object:
+             named: Callable[[], str] | None = None,
+             accept: Callable[[F], None] | None = None) -> object:
         """What the first family recognising `obj` builds from it: when none does,
         `ConfigurationError` `refused()` (what could not be used as what, `cannot_use`) +
         what is accepted; `accept(family)` (it raises for an option the family does not
-        take); then `build(obj, *args)` under the registry's guard; what was built must
-        be an instance of `built` (a class or a tuple of classes) or pass it (a
-        predicate), else `ConfigurationError` naming the family and what it built
-        (`named`: for what, e.g. "for model 'f'"), which is not `wanted`."""
+        take); then `build(obj, *args)` under the registry's guard. What a family other
+        than the package's own (`builtin`, type-checked) built must be an instance of
+        `built` (a class or a tuple of classes) or pass it (a predicate), else
+        `ConfigurationError` naming the family and what it built (`named()`: for what,
+        e.g. "for model 'f'"), which is not `wanted`."""
         family = self.first(obj, lambda families: f"{refused()}.\n{self.accepted(families)}")
         if accept is not None:
             accept(family)
         with self.guard(family, "build"):
             made = cast(Any, family).build(obj, *args)
-        if not (isinstance(made, built) if isinstance(built, (type, tuple))
-                else built(made)):
-            raise ConfigurationError(
-                f"{self.label(family)} built {type(made).__name__}"
-                f"{' ' + named if named else ''}, which is not {wanted}; fix its build()")
-        return made
+        if family in self.builtin or (isinstance(made, built) if isinstance(
+                built, (type, tuple)) else built(made)):
+            return made
+        raise ConfigurationError(
+            f"{self.label(family)} built {type(made).__name__}"
+            f"{' ' + named() if named else ''}, which is not {wanted}; fix its build()")
 
     def accepted(self, families: tuple[F, ...] | None = None) -> str:
         """What is accepted, one line per family (for the "cannot use" message)."""

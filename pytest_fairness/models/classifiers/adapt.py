@@ -163,10 +163,9 @@ def as_model(
         seed=seed,
         sleep=sleep,
     )
-    # a built-in adapter is a TextModel; only another family's product is checked (the
-    # protocol check reads every member of the model)
+    # only another family's product is checked (the protocol check reads every member)
     return cast(TextModel, MODEL_FAMILIES.make(
         obj, options, refused=lambda: cannot_use(options.name, "a model"),
         accept=lambda found: check_accepted(found, options),
         built=(ModelAdapter, TextModel),
-        wanted="a pytest_fairness.TextModel", named=f"for {options.name}"))
+        wanted="a pytest_fairness.TextModel", named=lambda: f"for {options.name}"))

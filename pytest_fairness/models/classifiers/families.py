@@ -59,6 +59,7 @@ class TransformersPairFamily(ModelFamily):
         "a (model, tokenizer) pair of a transformers AutoModelForSequenceClassification "
         "and its tokenizer;"
     )
+    libraries = ("transformers",)
 
     def detect(self, obj: object) -> bool:
         return isinstance(obj, tuple) and len(obj) == 2 and is_transformers_model(obj[0])
@@ -80,6 +81,7 @@ class PipelineFamily(ModelFamily):
     name = "transformers-pipeline"
     noun = "text-classification pipelines"
     description = "a transformers text-classification pipeline;"
+    libraries = ("transformers",)
 
     def detect(self, obj: object) -> bool:
         if not is_pipeline(obj):
@@ -102,6 +104,7 @@ class TransformersFamily(ModelFamily):
     noun = "transformers models"
     description = "a transformers model with tokenizer=<its tokenizer>;"
     options = frozenset({"tokenizer"})
+    libraries = ("transformers",)
 
     #: a transformers model (`hf.is_transformers_model`): the predicate itself
     detect = staticmethod(is_transformers_model)
@@ -127,6 +130,7 @@ class TorchFamily(ModelFamily):
         "tensors>;"
     )
     options = frozenset({"output", "tokenizer", "embedding"})
+    libraries = ("torch",)
 
     def detect(self, obj: object) -> bool:
         return any(c.__module__ == "torch.nn.modules.module" for c in type(obj).__mro__)

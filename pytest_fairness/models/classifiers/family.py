@@ -186,6 +186,9 @@ class ModelFamily(BaseFamily):
       must have the same name.
     - `noun`: what it adapts, in the plural, for messages ("ONNX sessions").
     - `description`: one line for the list of what `as_model` accepts.
+    - `libraries` (optional): the libraries its objects come from, as module-name
+      prefixes (("onnxruntime",)): `detect` is then asked only about objects one of whose
+      classes comes from one of them, so a plain function never is.
     - `options`: the family-specific `as_model` options it accepts (names from
       `FAMILY_OPTIONS`: "output", "tokenizer", "score_range", ...). `as_model` raises
       `ConfigurationError` when the user gives one the family does not list, naming the

@@ -64,6 +64,9 @@ class GeneratorFamily(BaseFamily):
       must have the same name.
     - `noun`: what it adapts, in the plural, for messages ("vLLM engines").
     - `description`: one line for the list of what `as_generator` accepts.
+    - `libraries` (optional): the libraries its objects come from, as module-name
+      prefixes (("onnxruntime",)): `detect` is then asked only about objects one of whose
+      classes comes from one of them, so a plain function never is.
 
     Methods:
 
@@ -117,6 +120,7 @@ class TransformersGeneratorFamily(GeneratorFamily):
         "a transformers text-generation pipeline, or a (model, tokenizer) pair of a causal "
         "language model (AutoModelForCausalLM), sampled by hf_generator with its defaults;"
     )
+    libraries = ("transformers",)
 
     def detect(self, obj: object) -> bool:
         if isinstance(obj, tuple):
@@ -242,4 +246,4 @@ def as_generator(obj: object, *, caller: str | None = None) -> TextGenerator:
     return cast(TextGenerator, GENERATOR_FAMILIES.make(
         obj, refused=lambda: _refused_head(obj, caller),
         built=lambda made: callable(made) or callable(getattr(made, "generate_many", None)),
-        wanted=f"a text generator ({PROTOCOL})", named=f"from {of_type(obj)}"))
+        wanted=f"a text generator ({PROTOCOL})", named=lambda: f"from {of_type(obj)}"))

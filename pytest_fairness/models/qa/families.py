@@ -94,6 +94,7 @@ class PairQAFamily(QAFamily):
     noun = "(model, tokenizer) pairs of QA models"
     description = ("a (model, tokenizer) pair of a transformers "
                    "AutoModelForQuestionAnswering and its fast tokenizer;")
+    libraries = ("transformers",)
 
     def detect(self, obj: object) -> bool:
         if not (isinstance(obj, tuple) and len(obj) == 2 and is_transformers_model(obj[0])):

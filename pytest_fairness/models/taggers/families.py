@@ -82,6 +82,7 @@ class SpacyTaggerFamily(TaggerFamily):
     name = "spacy"
     noun = "spaCy pipelines"
     description = "a spaCy Language with an entity recogniser (doc.ents);"
+    libraries = ("spacy",)
 
     def detect(self, obj: object) -> bool:
         return _is_spacy(obj)
@@ -101,6 +102,7 @@ class TransformersTaggerFamily(TaggerFamily):
     noun = "transformers token classifiers"
     description = ("a transformers token-classification pipeline, or a (model, tokenizer) "
                    "pair of an AutoModelForTokenClassification (BIO tags to spans);")
+    libraries = ("transformers",)
 
     def detect(self, obj: object) -> bool:
         if isinstance(obj, tuple):
