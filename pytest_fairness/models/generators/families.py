@@ -58,22 +58,13 @@ class GeneratorFamily(BaseFamily):
     """A kind of object `as_generator` turns into a `TextGenerator`: subclass it to let
     every generator relation accept a new kind of language model directly.
 
-    Class attributes:
+    Its class attributes and `detect` are those of every family (see `ModelFamily`):
+    `name` ("vllm"), `noun` ("vLLM engines"), `description` (one line for the list of
+    what `as_generator` accepts), optionally `libraries` (("vllm",)), and `detect(obj)`,
+    cheap and import-free, run for every `as_generator` call until a family says yes (it
+    may raise `ConfigurationError` for an object of its family that cannot be used). Its
+    own method:
 
-    - `name`: the family's name in the registry ("vllm"); an entry point registering it
-      must have the same name.
-    - `noun`: what it adapts, in the plural, for messages ("vLLM engines").
-    - `description`: one line for the list of what `as_generator` accepts.
-    - `libraries` (optional): the libraries its objects come from, as module-name
-      prefixes (("onnxruntime",)): `detect` is then asked only about objects one of whose
-      classes comes from one of them, so a plain function never is.
-
-    Methods:
-
-    - `detect(obj) -> bool`: whether `obj` belongs to this family. Cheap and import-free
-      (duck typing, the module of its class): it runs for every `as_generator` call until
-      a family says yes. It may raise `ConfigurationError` for an object of its family
-      that cannot be used, with the fix.
     - `build(obj) -> TextGenerator`: the generator: a callable ``generator(prompt, n,
       seed)`` returning `n` continuation strings, the same ones for the same seed
       (optionally with `generate_many(prompts, n, seed)` for batches, and a `fingerprint`
