@@ -31,15 +31,18 @@ walk                                   held                handed
 =====================================  ==================  ==================
 model, bc3e67f (the issue's commit)    10 / 57 / 26        10 / 29 / 15
 model, branch walks                    11 / 32 / 21        11 / 20 / 16
+model, branch walks2                   10 / 27 / 16        10 / 15 / 11
 generator, bc3e67f                     4 / 31 / 4          4 / 31 / 4
 generator, branch walks                5 / 15 / 9          5 / 15 / 9
+generator, branch walks2               4 / 13 / 7          4 / 13 / 7
 =====================================  ==================  ==================
 
-The generator's walk is under half the issue's; the model's is 56% (held) and 69%
-(handed): what is left is the family detection (each built-in family's ``detect`` until
-the callable family recognises a plain function) and the adapter's subclass hooks
-(``_prepare``, ``_invoke``, ``_call``, ``_convert``, ``_interpret``, ``_accept``,
-``_run``), the extension points families are written against.
+The generator's walk is under half the issue's; the model's is 47% (held) and 52%
+(handed): family detection asks the transformers and torch families (which declare the
+`libraries` their objects come from) nothing about a plain function, so what is left is
+two `detect`s (scikit-learn's duck typing, the callable family) and the adapter's
+subclass hooks (``_prepare``, ``_invoke``, ``_call``, ``_convert``, ``_interpret``,
+``_accept``, ``_run``), the extension points families are written against.
 """
 
 from __future__ import annotations

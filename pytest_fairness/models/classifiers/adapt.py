@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from ...errors import ConfigurationError
 from ...types import TextModel
 from ..checks import check_cache_dir, check_labels
+from ..family_registry import cannot_use
 from .base import ModelAdapter, Output
 from .families import MODEL_FAMILIES, check_accepted
 from .family import ModelOptions, describe
@@ -162,12 +163,9 @@ def as_model(
         seed=seed,
         sleep=sleep,
     )
-    family, model = MODEL_FAMILIES.make(
-        obj, options, refused=lambda: f"cannot use {options.name} as a model",
-        accept=lambda found: check_accepted(found, options))
-    # a built-in adapter is a TextModel; only another family's product is checked (the
-    # protocol check reads every member of the model)
-    if not isinstance(model, (ModelAdapter, TextModel)):
-        raise MODEL_FAMILIES.not_built(family, model, named=f"for {options.name}",
-                                       wanted="a pytest_fairness.TextModel")
-    return model
+    # only another family's product is checked (the protocol check reads every member)
+    return cast(TextModel, MODEL_FAMILIES.make(
+        obj, options, refused=lambda: cannot_use(options.name, "a model"),
+        accept=lambda found: check_accepted(found, options),
+        built=(ModelAdapter, TextModel),
+        wanted="a pytest_fairness.TextModel", named=lambda: f"for {options.name}"))

@@ -22,7 +22,7 @@ from ...registry import Signature
 from ...types import TextModel
 from ..checks import DEFAULT_BACKOFF, DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_RETRY_TIME
 from ..defaults import run_settings
-from ..family_registry import FamilyRegistry
+from ..family_registry import FamilyRegistry, cannot_use
 from .cache import Ident
 from .callables import CallableModel
 from .family import FAMILY_OPTIONS, ModelFamily, ModelOptions, describe, not_accepted
@@ -59,6 +59,7 @@ class TransformersPairFamily(ModelFamily):
         "a (model, tokenizer) pair of a transformers AutoModelForSequenceClassification "
         "and its tokenizer;"
     )
+    libraries = ("transformers",)
 
     def detect(self, obj: object) -> bool:
         return isinstance(obj, tuple) and len(obj) == 2 and is_transformers_model(obj[0])
@@ -80,6 +81,7 @@ class PipelineFamily(ModelFamily):
     name = "transformers-pipeline"
     noun = "text-classification pipelines"
     description = "a transformers text-classification pipeline;"
+    libraries = ("transformers",)
 
     def detect(self, obj: object) -> bool:
         if not is_pipeline(obj):
@@ -102,6 +104,7 @@ class TransformersFamily(ModelFamily):
     noun = "transformers models"
     description = "a transformers model with tokenizer=<its tokenizer>;"
     options = frozenset({"tokenizer"})
+    libraries = ("transformers",)
 
     #: a transformers model (`hf.is_transformers_model`): the predicate itself
     detect = staticmethod(is_transformers_model)
@@ -127,6 +130,7 @@ class TorchFamily(ModelFamily):
         "tensors>;"
     )
     options = frozenset({"output", "tokenizer", "embedding"})
+    libraries = ("torch",)
 
     def detect(self, obj: object) -> bool:
         return any(c.__module__ == "torch.nn.modules.module" for c in type(obj).__mro__)
@@ -292,17 +296,19 @@ def register_model_family(
     return MODEL_FAMILIES.add(family, replace=replace)
 
 
-def model_families() -> tuple[ModelFamily, ...]:
-    """Every registered family in the order `as_model` tries them: the ones registered by
-    users and entry points first (in registration order), then the built-in ones."""
-    return MODEL_FAMILIES.tried()
+#: Every registered family in the order `as_model` tries them: the ones registered by
+#: users and entry points first (in registration order), then the built-in ones.
+model_families = MODEL_FAMILIES.tried
+
+#: What `as_model` accepts, one line per family (for the "cannot use" message).
+accepted_models = MODEL_FAMILIES.accepted
 
 
 def family_of(obj: object, name: str | None = None) -> ModelFamily:
     """The first family (in `model_families` order) whose `detect` recognises `obj`;
     `ConfigurationError` listing what `as_model` accepts when none does."""
     return MODEL_FAMILIES.first(obj, MODEL_FAMILIES.refusal(
-        f"cannot use {name or describe(obj)} as a model"))
+        cannot_use(name or describe(obj), "a model")))
 
 
 def check_accepted(family: ModelFamily, options: ModelOptions) -> None:
@@ -313,8 +319,3 @@ def check_accepted(family: ModelFamily, options: ModelOptions) -> None:
         if option not in accepted:
             nouns = [f.noun or f"{f.name} models" for f in model_families() if option in f.options]
             raise not_accepted(option, options, nouns)
-
-
-def accepted_models(families: tuple[ModelFamily, ...] | None = None) -> str:
-    """What `as_model` accepts, one line per family (for the "cannot use" message)."""
-    return MODEL_FAMILIES.accepted(families)

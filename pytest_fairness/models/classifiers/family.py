@@ -12,7 +12,7 @@ Pure: no model library, no pytest.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
@@ -31,6 +31,7 @@ from ..checks import (
     check_target,
     check_threshold,
 )
+from ..family_registry import BaseFamily
 from .base import Output
 from .cache import check_fingerprint
 from .remote import LengthPolicy
@@ -176,7 +177,7 @@ class ModelOptions:
         return {k: getattr(self, k) for k in COMMON_OPTIONS}
 
 
-class ModelFamily(ABC):
+class ModelFamily(BaseFamily):
     """A kind of model `as_model` adapts: subclass it to support a new framework.
 
     Class attributes:
@@ -185,6 +186,9 @@ class ModelFamily(ABC):
       must have the same name.
     - `noun`: what it adapts, in the plural, for messages ("ONNX sessions").
     - `description`: one line for the list of what `as_model` accepts.
+    - `libraries` (optional): the libraries its objects come from, as module-name
+      prefixes (("onnxruntime",)): `detect` is then asked only about objects one of whose
+      classes comes from one of them, so a plain function never is.
     - `options`: the family-specific `as_model` options it accepts (names from
       `FAMILY_OPTIONS`: "output", "tokenizer", "score_range", ...). `as_model` raises
       `ConfigurationError` when the user gives one the family does not list, naming the
@@ -223,14 +227,7 @@ class ModelFamily(ABC):
                                  config=("onnx",), **options.common())
     """
 
-    name: ClassVar[str] = ""
-    noun: ClassVar[str] = ""
-    description: ClassVar[str] = ""
     options: ClassVar[Collection[str]] = frozenset()
-
-    @abstractmethod
-    def detect(self, obj: object) -> bool:
-        """Whether `obj` is a model of this family."""
 
     @abstractmethod
     def build(self, obj: object, options: ModelOptions) -> TextModel:

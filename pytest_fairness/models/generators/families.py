@@ -25,12 +25,12 @@ duck typing and by the module their class lives in.
 from __future__ import annotations
 
 import weakref
-from abc import ABC, abstractmethod
-from typing import ClassVar, cast
+from abc import abstractmethod
+from typing import cast
 
 from ...registry import Signature
 from ..classifiers.hf import is_transformers_model, is_transformers_object
-from ..family_registry import FamilyRegistry
+from ..family_registry import BaseFamily, FamilyRegistry, cannot_use, of_type
 from ..llm.local_server import LocalServer
 from ..llm.openai_api import OpenAIGenerator, openai_generator
 from .base import TextGenerator, hf_generator
@@ -54,43 +54,26 @@ __all__ = [
 PROTOCOL = "generator(prompt, n, seed) -> list of n continuations"
 
 
-class GeneratorFamily(ABC):
+class GeneratorFamily(BaseFamily):
     """A kind of object `as_generator` turns into a `TextGenerator`: subclass it to let
     every generator relation accept a new kind of language model directly.
 
-    Class attributes:
+    Its class attributes and `detect` are those of every family (see `ModelFamily`):
+    `name` ("vllm"), `noun` ("vLLM engines"), `description` (one line for the list of
+    what `as_generator` accepts), optionally `libraries` (("vllm",)), and `detect(obj)`,
+    cheap and import-free, run for every `as_generator` call until a family says yes (it
+    may raise `ConfigurationError` for an object of its family that cannot be used). Its
+    own method:
 
-    - `name`: the family's name in the registry ("vllm"); an entry point registering it
-      must have the same name.
-    - `noun`: what it adapts, in the plural, for messages ("vLLM engines").
-    - `description`: one line for the list of what `as_generator` accepts.
-
-    Methods:
-
-    - `detect(obj) -> bool`: whether `obj` belongs to this family. Cheap and import-free
-      (duck typing, the module of its class): it runs for every `as_generator` call until
-      a family says yes. It may raise `ConfigurationError` for an object of its family
-      that cannot be used, with the fix.
     - `build(obj) -> TextGenerator`: the generator: a callable ``generator(prompt, n,
       seed)`` returning `n` continuation strings, the same ones for the same seed
       (optionally with `generate_many(prompts, n, seed)` for batches, and a `fingerprint`
       so that `cached_generator` can key its answers).
     """
 
-    name: ClassVar[str] = ""
-    noun: ClassVar[str] = ""
-    description: ClassVar[str] = ""
-
-    @abstractmethod
-    def detect(self, obj: object) -> bool:
-        """Whether `obj` is of this family."""
-
     @abstractmethod
     def build(self, obj: object) -> TextGenerator:
         """The `TextGenerator` over `obj`."""
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.name!r})"
 
 
 # --------------------------------------------------------------------------- built-ins
@@ -128,6 +111,7 @@ class TransformersGeneratorFamily(GeneratorFamily):
         "a transformers text-generation pipeline, or a (model, tokenizer) pair of a causal "
         "language model (AutoModelForCausalLM), sampled by hf_generator with its defaults;"
     )
+    libraries = ("transformers",)
 
     def detect(self, obj: object) -> bool:
         if isinstance(obj, tuple):
@@ -216,22 +200,17 @@ def register_generator_family(
     return GENERATOR_FAMILIES.add(family, replace=replace)
 
 
-def generator_families() -> tuple[GeneratorFamily, ...]:
-    """Every registered generator family in the order `as_generator` tries them: the ones
-    registered by users and entry points first (in registration order), then the built-in
-    ones."""
-    return GENERATOR_FAMILIES.tried()
+#: Every registered generator family in the order `as_generator` tries them: the ones
+#: registered by users and entry points first (in registration order), then the built-in
+#: ones.
+generator_families = GENERATOR_FAMILIES.tried
 
-
-def accepted_generators(families: tuple[GeneratorFamily, ...] | None = None) -> str:
-    """What `as_generator` accepts, one line per family (for the "cannot use" message)."""
-    return GENERATOR_FAMILIES.accepted(families)
+#: What `as_generator` accepts, one line per family (for the "cannot use" message).
+accepted_generators = GENERATOR_FAMILIES.accepted
 
 
 def _refused_head(obj: object, caller: str | None) -> str:
-    wanted = f"a text generator (a TextGenerator: {PROTOCOL})"
-    return (f"{caller} needs {wanted}, got {_describe(obj)}" if caller
-            else f"cannot use {_describe(obj)} as {wanted}")
+    return cannot_use(of_type(obj), f"a text generator (a TextGenerator: {PROTOCOL})", caller)
 
 
 def generator_family_of(obj: object, caller: str | None = None) -> GeneratorFamily:
@@ -255,14 +234,7 @@ def as_generator(obj: object, *, caller: str | None = None) -> TextGenerator:
     names who asked). Every relation on generated text calls it, so each accepts the same
     things.
     """
-    family, made = GENERATOR_FAMILIES.make(obj, refused=lambda: _refused_head(obj, caller))
-    if not (callable(made) or callable(getattr(made, "generate_many", None))):
-        raise GENERATOR_FAMILIES.not_built(family, made, named=f"from {_describe(obj)}",
-                                           wanted=f"a text generator ({PROTOCOL})")
-    return cast(TextGenerator, made)
-
-
-def _describe(obj: object) -> str:
-    """How messages name an object that is not a generator: "an object of type 'str'"
-    (never its value, which may hold a secret such as a URL with a key)."""
-    return f"an object of type {type(obj).__name__!r}"
+    return cast(TextGenerator, GENERATOR_FAMILIES.make(
+        obj, refused=lambda: _refused_head(obj, caller),
+        built=lambda made: callable(made) or callable(getattr(made, "generate_many", None)),
+        wanted=f"a text generator ({PROTOCOL})", named=lambda: f"from {of_type(obj)}"))

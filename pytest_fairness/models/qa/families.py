@@ -19,17 +19,17 @@ module their class lives in.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, cast
 
 from ...errors import ConfigurationError
 from ...registry import Signature
 from ...validation import check_int
 from ..checks import check_score_range
 from ..classifiers.hf import is_transformers_model
-from ..family_registry import FamilyRegistry
+from ..family_registry import BaseFamily, FamilyRegistry, ReadyFamily, cannot_use, of_type
 from .base import QAModel
 from .hf import TransformersQA, is_qa_model
 
@@ -63,26 +63,15 @@ class QAOptions:
                                                          minimum=1))
 
 
-class QAFamily(ABC):
+class QAFamily(BaseFamily):
     """A kind of object `as_qa_model` turns into a `QAModel`: subclass it (`name`, `noun`,
     `description`; `detect(obj)`, cheap and import-free; `build(obj, options)`) and
     register it with `register_qa_family`, or through the entry-point group
     ``pytest_fairness.qa_models``."""
 
-    name: ClassVar[str] = ""
-    noun: ClassVar[str] = ""
-    description: ClassVar[str] = ""
-
-    @abstractmethod
-    def detect(self, obj: object) -> bool:
-        """Whether `obj` is of this family."""
-
     @abstractmethod
     def build(self, obj: object, options: QAOptions) -> QAModel:
         """The `QAModel` over `obj`."""
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.name!r})"
 
 
 class CallableQA(QAModel):
@@ -94,16 +83,10 @@ class CallableQA(QAModel):
         return [fn(q, c) for q, c in pairs]
 
 
-class ReadyQAFamily(QAFamily):
-    name = "ready"
+class ReadyQAFamily(ReadyFamily, QAFamily):
     noun = "QA models"
     description = "a QAModel already: chat_qa(...), or what as_qa_model returned;"
-
-    def detect(self, obj: object) -> bool:
-        return isinstance(obj, QAModel)
-
-    def build(self, obj: object, options: QAOptions) -> QAModel:
-        return cast(QAModel, obj)
+    made = QAModel
 
 
 class PairQAFamily(QAFamily):
@@ -111,6 +94,7 @@ class PairQAFamily(QAFamily):
     noun = "(model, tokenizer) pairs of QA models"
     description = ("a (model, tokenizer) pair of a transformers "
                    "AutoModelForQuestionAnswering and its fast tokenizer;")
+    libraries = ("transformers",)
 
     def detect(self, obj: object) -> bool:
         if not (isinstance(obj, tuple) and len(obj) == 2 and is_transformers_model(obj[0])):
@@ -150,7 +134,6 @@ QA_FAMILIES: FamilyRegistry[QAFamily] = FamilyRegistry(
     "QA model family",
     base=QAFamily,
     shown="pytest_fairness.models.qa.QAFamily",
-    needs="detect(obj) and build(obj, options)",
     builtin=BUILTIN_QA_FAMILIES,
     build=Signature(2, shown="build(self, obj, options) -> QAModel"),
     hint="pytest_fairness.register_qa_family(MyFamily())",
@@ -166,9 +149,8 @@ def register_qa_family(family: QAFamily | type[QAFamily], *, replace: bool = Fal
     return QA_FAMILIES.add(family, replace=replace)
 
 
-def qa_families() -> tuple[QAFamily, ...]:
-    """Every registered QA family in the order `as_qa_model` tries them."""
-    return QA_FAMILIES.tried()
+#: Every registered QA family in the order `as_qa_model` tries them.
+qa_families = QA_FAMILIES.tried
 
 
 def _name(obj: object) -> str:
@@ -195,13 +177,6 @@ def as_qa_model(obj: object, *, name: str | None = None,
         return obj
     options = QAOptions(name=name or _name(obj), score_range=score_range,
                         max_answer_tokens=max_answer_tokens, batch_size=batch_size)
-    family = QA_FAMILIES.first(obj, lambda families: (
-        f"cannot use an object of type {type(obj).__name__!r} as a QA model.\n"
-        f"{QA_FAMILIES.accepted(families)}"))
-    with QA_FAMILIES.guard(family, "build"):
-        model = family.build(obj, options)
-    if not isinstance(model, QAModel):
-        raise ConfigurationError(
-            f"{QA_FAMILIES.label(family)} built {type(model).__name__}, not a QAModel; fix "
-            "its build()")
-    return model
+    return cast(QAModel, QA_FAMILIES.make(
+        obj, options, refused=lambda: cannot_use(of_type(obj), "a QA model"),
+        built=QAModel, wanted="a QAModel"))

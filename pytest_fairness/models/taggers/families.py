@@ -21,15 +21,15 @@ typing and by the module their class lives in.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, cast
 
 from ...errors import ConfigurationError
 from ...registry import Signature
 from ..classifiers.hf import is_pipeline, is_transformers_model
-from ..family_registry import FamilyRegistry
+from ..family_registry import BaseFamily, FamilyRegistry, ReadyFamily, cannot_use, of_type
 from .adapters import callable_tagger, spacy_tagger, token_classifier_tagger
 from .base import Tagger
 from .bio import BIO_MODES, BioMode
@@ -57,37 +57,20 @@ class TaggerOptions:
     batch_size: int = 32
 
 
-class TaggerFamily(ABC):
+class TaggerFamily(BaseFamily):
     """A kind of object `as_tagger` turns into a `Tagger`: subclass it (`name`, `noun`,
     `description`; `detect(obj) -> bool`, cheap and import-free; `build(obj, options) ->
     Tagger`) and register it with `register_tagger_family`."""
-
-    name: ClassVar[str] = ""
-    noun: ClassVar[str] = ""
-    description: ClassVar[str] = ""
-
-    @abstractmethod
-    def detect(self, obj: object) -> bool:
-        """Whether `obj` is of this family."""
 
     @abstractmethod
     def build(self, obj: object, options: TaggerOptions) -> Tagger:
         """The `Tagger` over `obj`."""
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.name!r})"
 
-
-class ReadyTaggerFamily(TaggerFamily):
-    name = "ready"
+class ReadyTaggerFamily(ReadyFamily, TaggerFamily):
     noun = "taggers"
     description = "a Tagger (as_tagger(...)), used as it is;"
-
-    def detect(self, obj: object) -> bool:
-        return isinstance(obj, Tagger)
-
-    def build(self, obj: object, options: TaggerOptions) -> Tagger:
-        return cast(Tagger, obj)
+    made = Tagger
 
 
 def _is_spacy(obj: object) -> bool:
@@ -99,6 +82,7 @@ class SpacyTaggerFamily(TaggerFamily):
     name = "spacy"
     noun = "spaCy pipelines"
     description = "a spaCy Language with an entity recogniser (doc.ents);"
+    libraries = ("spacy",)
 
     def detect(self, obj: object) -> bool:
         return _is_spacy(obj)
@@ -118,6 +102,7 @@ class TransformersTaggerFamily(TaggerFamily):
     noun = "transformers token classifiers"
     description = ("a transformers token-classification pipeline, or a (model, tokenizer) "
                    "pair of an AutoModelForTokenClassification (BIO tags to spans);")
+    libraries = ("transformers",)
 
     def detect(self, obj: object) -> bool:
         if isinstance(obj, tuple):
@@ -174,7 +159,6 @@ TAGGER_FAMILIES: FamilyRegistry[TaggerFamily] = FamilyRegistry(
     "tagger family",
     base=TaggerFamily,
     shown="pytest_fairness.models.taggers.TaggerFamily",
-    needs="detect(obj) and build(obj, options)",
     builtin=BUILTIN_TAGGER_FAMILIES,
     build=Signature(2, shown="build(self, obj, options) -> Tagger"),
     hint="pytest_fairness.models.taggers.register_tagger_family(MyFamily())",
@@ -190,9 +174,8 @@ def register_tagger_family(
     return TAGGER_FAMILIES.add(family, replace=replace)
 
 
-def tagger_families() -> tuple[TaggerFamily, ...]:
-    """Every registered tagger family in the order `as_tagger` tries them."""
-    return TAGGER_FAMILIES.tried()
+#: Every registered tagger family in the order `as_tagger` tries them.
+tagger_families = TAGGER_FAMILIES.tried
 
 
 def as_tagger(
@@ -228,19 +211,9 @@ def as_tagger(
     options = TaggerOptions(None if labels is None else tuple(labels),
                             label_map, "strict" if bio == "strict" else "lenient", batch_size)
 
-    def refused(families: tuple[TaggerFamily, ...]) -> str:
-        what = f"an object of type {type(model).__name__!r}"
-        first = (f"{caller} needs a tagger, got {what}" if caller
-                 else f"cannot use {what} as a tagger")
-        return f"{first}.\n{TAGGER_FAMILIES.accepted(families)}"
-
-    family = TAGGER_FAMILIES.first(model, refused)
-    with TAGGER_FAMILIES.guard(family, "build"):
-        tagger = family.build(model, options)
-    if not isinstance(tagger, Tagger):
-        raise ConfigurationError(
-            f"{TAGGER_FAMILIES.label(family)} built {type(tagger).__name__}, which is not a "
-            "Tagger; fix its build()")
+    tagger = cast(Tagger, TAGGER_FAMILIES.make(
+        model, options, refused=lambda: cannot_use(of_type(model), "a tagger", caller),
+        built=Tagger, wanted="a Tagger"))
     if labels is not None and tagger.labels is None:
         tagger.labels = options.labels
     return tagger
