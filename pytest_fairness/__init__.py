@@ -125,10 +125,10 @@ if TYPE_CHECKING:
     from .models.whitebox.protected import train_protected_status_model
     from .perturb import PerturbationKind, register_dictionary, register_kind
     from .perturb.languages import Language, get_language, register_language
-    from .perturb.spans import EntitySpan
     from .report import register_format
     from .resources import knowledge, names
     from .resources.qa import QAPassage, qa_passages
+    from .resources.spans import EntitySpan
     from .results import (
         BarChart,
         Cluster,
@@ -171,7 +171,7 @@ _EXPORTS: dict[str, str] = {
     "Anchor": "types",
     "Perturbation": "types",
     "Case": "types",
-    "EntitySpan": "perturb.spans",
+    "EntitySpan": "resources.spans",
     # inputs: models and corpora
     "as_model": "models",
     "ray_model": "models.classifiers.distributed",

@@ -2,7 +2,7 @@
 
 Whatever the model is (a spaCy pipeline's entity recogniser, a transformers token
 classifier, a user's callable), the relations see a `Tagger`: ``tagger.tag_many(texts)``
-returns, per text, its entity spans (`pytest_fairness.perturb.spans.Span`), checked like
+returns, per text, its entity spans (`pytest_fairness.resources.spans.Span`), checked like
 scores are: spans inside the text, integer offsets, labels from the declared set (after
 `label_map` renamed the model's own label names). A model that returns text, tags or
 offsets outside the text raises `TaggerOutputError` naming the model and the text.
@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ...errors import ConfigurationError, ModelCallError, SpanError, TaggerOutputError
-from ...perturb.spans import Span, validate_spans
+from ...resources.spans import Span, validate_spans
 from ...runtime.printable import printable
 from ...validation import check_texts
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from ...errors import TaggerOutputError
-from ...perturb.spans import Span
+from ...resources.spans import Span
 from ...runtime.printable import printable
 
 __all__ = ["BIO_MODES", "BioMode", "bio_spans", "split_tag"]
