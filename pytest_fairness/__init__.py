@@ -78,6 +78,7 @@ if TYPE_CHECKING:
         ModelCallError,
         ModelOutputError,
         NothingJudgedError,
+        RayUnavailableError,
         ReportFileError,
         SmallGroupError,
     )
@@ -135,6 +136,7 @@ _EXPORTS: dict[str, str] = {
     "ModelCallError": "errors",
     "ModelOutputError": "errors",
     "NothingJudgedError": "errors",
+    "RayUnavailableError": "errors",
     "ReportFileError": "errors",
     "SmallGroupError": "errors",
     "DatasetError": "corpus.dataset",

@@ -100,3 +100,9 @@ class ReportFileError(ConfigurationError):
     def __init__(self, message: str, *, where: str = "") -> None:
         super().__init__(message)
         self.where = where
+
+
+class RayUnavailableError(ConfigurationError):
+    """No Ray to run on: the address given (``ray_model(address=...)``,
+    ``--fairness-ray-address``, ``RAY_ADDRESS``) does not answer, or Ray could not start;
+    the message names the address and what to do. Raised within seconds, never a hang."""
