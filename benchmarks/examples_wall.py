@@ -57,6 +57,7 @@ def run_once(tmp: str, which: str) -> dict[str, object]:
         "load_before": round(load_before, 2), "load_after": round(load_after, 2),
         "cores": os.cpu_count(), "idle_at_start": idle,
         "generated": "; ".join(m.group(1) for m in map(GENERATED.match, lines) if m),
+        "failed": "; ".join(line.split(" ")[1] for line in lines if line.startswith("FAILED ")),
         "slowest": "; ".join(f"{t}s {w} {n.split('::')[-1]}" for t, w, n in slowest[:4]),
     }
     if idle:
@@ -66,6 +67,8 @@ def run_once(tmp: str, which: str) -> dict[str, object]:
           f"machine{'' if idle else ': not judged, the machine was not idle'})")
     print(f"  {figures['outcome']}")
     print(f"  {figures['generated']}")
+    if figures["failed"]:
+        print(f"  failed: {figures['failed']}")
     for t, when, name in slowest:
         print(f"  {t}s {when} {name}")
     return figures
