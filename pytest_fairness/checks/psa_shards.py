@@ -33,6 +33,7 @@ from ..models.classifiers.ray_shards import (
     count_task,
     score_task,
 )
+from ..resources.nlp import configured_default
 from .psa import PSAInputs, PSARun, _nothing_scored
 
 __all__ = ["shard_sources", "sharded_run"]
@@ -74,7 +75,7 @@ def sharded_run(inputs: PSAInputs) -> PSARun | None:
         per_chunk=max(1, inputs.chunk_size // (len(inputs.names) + 1)),
         score_range=inputs.score_range, grid=inputs.grid, threshold=inputs.threshold,
         max_abs=inputs.max_abs, top_n=inputs.top_n, keep_scores=inputs.keep_scores,
-        keep_anchors=inputs.keep_anchors)
+        keep_anchors=inputs.keep_anchors, nlp=configured_default())
     selection = None
     if spec.balance_gender:
         counts = model.map_workers(count_task, [(spec, s) for s in sources])

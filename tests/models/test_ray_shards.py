@@ -15,9 +15,12 @@ import numpy as np
 import pytest
 
 import pytest_fairness as pf
+from pytest_fairness.checks.invariance import invariance
+from pytest_fairness.checks.lexical import lexical_scan
 from pytest_fairness.checks.psa import PSARun, psa_run
 from pytest_fairness.errors import ConfigurationError, RayUnavailableError
 from pytest_fairness.models.classifiers.distributed import _check_reachable
+from pytest_fairness.perturb.coerce import perturbation_from_texts
 
 pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
 
@@ -133,6 +136,29 @@ def test_a_corpus_without_anchors_fails_as_in_one_process(sharded: Any) -> None:
         with pytest.raises(ConfigurationError) as shards:
             psa_run(sharded, texts, NAMES)
         assert str(shards.value) == str(one.value)
+
+
+@pytest.mark.slow
+def test_the_lexical_scan_and_label_invariance_on_ray_equal_one_process(sharded: Any) -> None:
+    # their inputs (template fills, given pairs) are made in the driver; the workers score
+    terms = {"muslim": "muslims", "christian": "christians", "gay": "gay people", "old": "old"}
+    templates = ["I am a {term}.", "You are a {term}.", "Being a {term} is fine.",
+                 "{term} sucks.", "My neighbour is a {term}."]
+    local = lexical_scan(make(), terms, templates)
+    remote = lexical_scan(sharded, terms, templates)
+    np.testing.assert_array_equal(remote.scores, local.scores)
+    np.testing.assert_array_equal(remote.reference_scores, local.reference_scores)
+    assert remote.mean_shift() == local.mean_shift()
+    cases = [perturbation_from_texts(t, t.replace("She ", "He ")) for t in CORPUS
+             if t.startswith("She ") and len(t) < MAX_CHARS - 10]
+    one, shards = invariance(make(), cases, threshold=0.4), invariance(sharded, cases,
+                                                                      threshold=0.4)
+    assert [(p.original_score, p.perturbed_score) for p in shards.pairs] == [
+        (p.original_score, p.perturbed_score) for p in one.pairs]
+    assert [p.perturbation for p in shards.discriminatory] == [
+        p.perturbation for p in one.discriminatory]
+    assert one.discriminatory  # something to agree on
+    assert shards.max_abs_shift == one.max_abs_shift
 
 
 def test_an_address_nobody_answers_is_named_within_seconds() -> None:

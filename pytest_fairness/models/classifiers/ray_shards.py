@@ -64,6 +64,8 @@ class PSAShardSpec:
     top_n: int
     keep_scores: bool
     keep_anchors: bool
+    nlp: str | None = None
+    """The spaCy pipeline the driver is configured with (None: the default)."""
 
 
 @dataclass
@@ -97,7 +99,7 @@ def shard_texts(source: ShardSource) -> Iterator[str]:
 def count_task(model: Any, state: dict[str, Any], spec: PSAShardSpec,
                source: ShardSource) -> ShardCounts:
     """Phase 1: the counting pass over the shard."""
-    return count_shard(shard_texts(source), spec.kind, spec.max_words, True)
+    return count_shard(shard_texts(source), spec.kind, spec.max_words, True, spec.nlp)
 
 
 def score_task(model: Any, state: dict[str, Any], spec: PSAShardSpec, source: ShardSource,
@@ -105,7 +107,7 @@ def score_task(model: Any, state: dict[str, Any], spec: PSAShardSpec, source: Sh
     """Phase 2: anchor, perturb and score the shard; keep its rows in `state`."""
     counts: Counter[str] = Counter()
     anchors = shard_anchors(shard_texts(source), spec.kind, spec.max_words, selection,
-                            counts)
+                            counts, spec.nlp)
     splice = NameSplicer(list(spec.names))
     kept: list[Anchor] = []
     original: list[FloatArray] = []
