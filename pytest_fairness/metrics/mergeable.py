@@ -5,11 +5,11 @@ Floating-point addition is not associative, so running sums taken chunk by chunk
 by shard, merged in whatever order the shards finish) differ in their last bits from one
 process's. Here every sum is kept exactly:
 
-* `ExactSum` holds a sum of doubles as a short list of doubles whose exact (real) sum is
-  the exact sum of everything added (Shewchuk's non-overlapping partials, obtained with
-  `math.fsum`, which rounds correctly); its `value()` is that exact sum correctly rounded,
-  so it is the same double however the values were split and in whatever order the parts
-  were merged.
+* `ExactSum` holds a sum of doubles exactly, as an integer: every finite double is an
+  integer multiple of 2**-1074, so the sum is that integer count (`column_sums` computes
+  it for the columns of an array at once, vectorised); its `value()` is the exact sum
+  correctly rounded, so it is the same double however the values were split and in
+  whatever order the parts were merged.
 * products enter the moment sums as the exact pair (p, e), p + e = a * b (Dekker's
   two-product), so the centred moments of the shift correlation (psa, section 3.2) are
   computed from exact sums with rational arithmetic at the end, not by Chan's merge
@@ -33,7 +33,6 @@ whatever the split (each product's pair is computed elementwise), only less accu
 from __future__ import annotations
 
 import heapq
-import itertools
 import math
 from collections import deque
 from collections.abc import Iterable, Sequence
@@ -67,13 +66,16 @@ __all__ = [
     "MergeablePSA",
     "TopK",
     "balanced_order",
-    "exact_parts",
+    "column_sums",
     "row_spread",
     "two_product",
 ]
 
-#: At most this many partials: a sum of doubles needs at most about 2098 / 53 of them.
-_MAX_PARTS = 64
+#: Every finite double is an integer multiple of 2**-1074 (the smallest subnormal).
+_TINY_EXP = 1074
+
+#: Bits taken from each value per step of `column_sums` (int64 sums of up to 2**22 rows).
+_LIMB = 40
 
 #: Dekker's splitter for doubles: 2**27 + 1.
 _SPLITTER = 134217729.0
@@ -81,46 +83,89 @@ _SPLITTER = 134217729.0
 T = TypeVar("T")
 
 
-def exact_parts(values: Iterable[float]) -> list[float]:
-    """Doubles whose exact sum is the exact sum of `values` (at most a few for values of
-    similar magnitude): each is the correctly rounded remainder of the exact sum minus
-    the ones before it (`math.fsum`). A non-finite total gives that one value."""
-    items = list(values)
-    parts: list[float] = []
-    for _ in range(_MAX_PARTS):
-        total = math.fsum(itertools.chain(items, (-p for p in parts)))
-        if total == 0.0:
-            return parts
-        if not math.isfinite(total):
-            return [total]
-        parts.append(total)
-    raise ArithmeticError("exact_parts did not converge")  # pragma: no cover
+def column_sums(values: FloatArray) -> tuple[list[int], list[float]]:
+    """The exact sum of each column of `values` (m, k), as an integer count of 2**-1074
+    (so exact, and added in any order with the same result), and the sum of the
+    column's non-finite values (0.0 when it has none).
+
+    Vectorised: the finite values are peeled into integer limbs of `_LIMB` bits from the
+    largest magnitude down (each step exact: a value rounded to a multiple of a power of
+    two, and the remainder), summed as int64, and the limbs' sums combined as Python
+    integers; a column of doubles of similar magnitude takes two or three steps."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 2:
+        raise ConfigurationError(f"column_sums needs a 2-d array, got shape {x.shape}")
+    k = x.shape[1]
+    finite = np.isfinite(x)
+    special = [0.0] * k
+    if not finite.all():
+        for j in np.flatnonzero(~finite.all(axis=0)).tolist():
+            for v in x[~finite[:, j], j].tolist():
+                special[j] += v  # inf, -inf, nan: their sum does not depend on order
+        x = np.where(finite, x, 0.0)
+    if x.shape[0] > 2**22:  # int64 limb sums would overflow: sum halves
+        half = x.shape[0] // 2
+        (top, _), (bottom, _) = column_sums(x[:half]), column_sums(x[half:])
+        return [a + b for a, b in zip(top, bottom, strict=True)], special
+    totals = [0] * k
+    biggest = float(np.abs(x).max()) if x.size else 0.0
+    if biggest == 0.0:
+        return totals, special
+    exponent = math.frexp(biggest)[1]  # |x| < 2**exponent
+    rest = x
+    while True:
+        shift = max(exponent - _LIMB, -_TINY_EXP)
+        scale = math.ldexp(1.0, shift)
+        limbs = np.rint(rest / scale)  # exact: a power-of-two division, |limbs| <= 2**40
+        rest = rest - limbs * scale  # exact (see the docstring)
+        sums = limbs.astype(np.int64).sum(axis=0).tolist()
+        for j in range(k):
+            if sums[j]:
+                totals[j] += sums[j] << (shift + _TINY_EXP)
+        if shift == -_TINY_EXP or not rest.any():
+            return totals, special
+        exponent = shift
 
 
 class ExactSum:
-    """A sum of doubles kept exactly (see the module docstring): `add` and `merge` in any
-    order and split give the same `value()`, the exact sum correctly rounded."""
+    """A sum of doubles kept exactly, as an integer count of 2**-1074 (see the module
+    docstring): `add` and `merge` in any order and split give the same `value()`, the
+    exact sum correctly rounded. Non-finite values make the sum their own sum."""
 
-    __slots__ = ("parts",)
+    __slots__ = ("special", "total")
 
-    def __init__(self, values: Iterable[float] = ()) -> None:
-        self.parts: list[float] = exact_parts(values)
+    def __init__(self, values: Iterable[float] | FloatArray = ()) -> None:
+        self.total = 0
+        self.special = 0.0
+        self.add(values)
 
-    def add(self, values: Iterable[float]) -> None:
-        """Add every value of `values` (a list, an array's ``tolist()``, ...)."""
-        self.parts = exact_parts(itertools.chain(self.parts, values))
+    def add(self, values: Iterable[float] | FloatArray) -> None:
+        """Add every value of `values` (a sequence or a 1-d array)."""
+        column = np.asarray(values if isinstance(values, np.ndarray) else list(values),
+                            dtype=np.float64).reshape(-1, 1)
+        (total,), (special,) = column_sums(column)
+        self.total += total
+        self.special += special
+
+    def add_total(self, total: int, special: float = 0.0) -> None:
+        """Add a sum `column_sums` computed."""
+        self.total += total
+        self.special += special
 
     def merge(self, other: ExactSum) -> None:
         """Add everything `other` holds."""
-        self.add(other.parts)
+        self.add_total(other.total, other.special)
 
     def value(self) -> float:
-        """The exact sum, correctly rounded to a double."""
-        return math.fsum(self.parts)
+        """The exact sum, correctly rounded to a double (an integer quotient rounds
+        correctly)."""
+        if self.special != 0.0:  # inf, -inf or nan (nan != 0.0 too)
+            return self.special
+        return self.total / (1 << _TINY_EXP) if self.total else 0.0
 
     def fraction(self) -> Fraction:
-        """The exact sum as a rational number."""
-        return sum((Fraction(p) for p in self.parts), Fraction(0))
+        """The exact sum of the finite values as a rational number."""
+        return Fraction(self.total, 1 << _TINY_EXP)
 
     def __repr__(self) -> str:
         return f"ExactSum({self.value()!r})"
@@ -314,17 +359,19 @@ class MergeablePSA:
         _check_scores_in_range(original, self.bounds, "original_scores")
         _check_scores_in_range(perturbed, self.bounds, "name_scores")
         shift, _, _, stds, ranges, abs_mean = row_spread(original, perturbed)
-        for total, column in zip(self._shift, shift.T.tolist(), strict=True):
-            total.add(column)
-        self._std.add(stds.tolist())
-        self._range.add(ranges.tolist())
         pa, ea = two_product(abs_mean, abs_mean)
         pb, eb = two_product(original, original)
         pab, eab = two_product(abs_mean, original)
-        for total, (p, e) in zip(self._moments, ((abs_mean, None), (original, None),
-                                                  (pa, ea), (pb, eb), (pab, eab)),
-                                 strict=True):
-            total.add(p.tolist() if e is None else itertools.chain(p.tolist(), e.tolist()))
+        # one exact pass over every column: the shifts per name, then the spread, the
+        # range and the moments' terms (a product as its two exact halves)
+        columns = np.column_stack([shift, stds, ranges, abs_mean, original, pa, ea, pb, eb,
+                                   pab, eab])
+        sums, specials = column_sums(columns)
+        targets = [*self._shift, self._std, self._range, self._moments[0], self._moments[1],
+                   self._moments[2], self._moments[2], self._moments[3], self._moments[3],
+                   self._moments[4], self._moments[4]]
+        for target, total, special in zip(targets, sums, specials, strict=True):
+            target.add_total(total, special)
         a, b, ab = _label_counts(original, perturbed, self._grid)
         self._count_a = self._count_a + a
         self._count_b = self._count_b + b

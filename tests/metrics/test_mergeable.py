@@ -24,6 +24,7 @@ from pytest_fairness.metrics.mergeable import (
     MergeablePSA,
     TopK,
     balanced_order,
+    column_sums,
     two_product,
 )
 from pytest_fairness.metrics.psa import psa_from_scores
@@ -50,6 +51,25 @@ def test_an_exact_sum_is_the_same_double_however_it_is_split_and_merged(
     assert merged.fraction() == whole.fraction() == exact
     assert merged.value() == whole.value() == math.fsum(values)  # correctly rounded
     assert float(exact) == whole.value()
+
+
+@given(st.lists(st.lists(st.one_of(floats, st.floats(-1e-300, 1e-300),
+                                   st.sampled_from([5e-324, -5e-324, 1.7e308, -1.7e308])),
+                         min_size=3, max_size=3), min_size=1, max_size=40))
+def test_column_sums_are_exact_for_any_doubles(rows: list[list[float]]) -> None:
+    sums, special = column_sums(np.array(rows))
+    for j in range(3):
+        exact = sum((Fraction(r[j]) for r in rows), Fraction(0))
+        assert Fraction(sums[j], 2**1074) == exact
+    assert special == [0.0, 0.0, 0.0]
+
+
+def test_non_finite_values_make_the_sum_their_own() -> None:
+    total = ExactSum([1.0, math.inf, 2.0])
+    assert total.value() == math.inf
+    total.add([-math.inf])
+    assert math.isnan(total.value())
+    assert ExactSum([0.1, 0.2]).value() == 0.30000000000000004 == math.fsum([0.1, 0.2])
 
 
 def test_an_exact_sum_survives_cancellation_that_plain_sums_lose() -> None:
