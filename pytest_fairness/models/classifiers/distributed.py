@@ -6,13 +6,17 @@ returns with `as_model(**options)`; the driver keeps the cache, the deduplicatio
 validation and the order of the results, so every relation (PSA, the invariance and
 counterfactual relations, eps-k, ...) runs on it unchanged and gets the same numbers as
 in one process, to the last bit: the rows are the model's own, computed by the same code,
-and every running sum is taken in the driver in corpus order.
+and every running sum is taken in the driver in corpus order. PSA over a corpus goes
+further (`shard_corpus=True`, the default): each worker reads, anchors, perturbs and scores
+a shard of the corpus and returns exact accumulators the driver merges
+(`pytest_fairness.checks.psa_shards`, `ray_shards`), with the same bit-for-bit result.
 
 `ray.init()` without an address starts a local Ray on this machine (the default, as in
 the tests); a local Ray's workers get this process's ``sys.path``, so `make` and the
 model's module import there as here. `address="ray://host:10001"` (or ``RAY_ADDRESS``)
 joins a cluster, whose workers need the model's code installed (or a Ray
-``runtime_env``). Ray restarts a worker process that dies and retries its
+``runtime_env``); an address that accepts no connection within `CONNECT_TIMEOUT` seconds
+raises `RayUnavailableError` at once. Ray restarts a worker process that dies and retries its
 batch (`RESTARTS` times); the run warns, naming the worker (`RayWorkerWarning`). What a
 worker prints reaches the driver's output (Ray's log forwarding). Ray is optional
 (``pip install "pytest-fairness[ray]"``); without it, `ray_model` raises
