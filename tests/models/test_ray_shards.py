@@ -18,8 +18,9 @@ import pytest_fairness as pf
 from pytest_fairness.checks.invariance import invariance
 from pytest_fairness.checks.lexical import lexical_scan
 from pytest_fairness.checks.psa import PSARun, psa_run
-from pytest_fairness.errors import ConfigurationError, RayUnavailableError
+from pytest_fairness.errors import ConfigurationError, ModelCallError, RayUnavailableError
 from pytest_fairness.models.classifiers.distributed import _check_reachable
+from pytest_fairness.models.classifiers.ray_shards import PSAShardSpec, accumulate_task
 from pytest_fairness.perturb.coerce import perturbation_from_texts
 
 pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
@@ -159,6 +160,15 @@ def test_the_lexical_scan_and_label_invariance_on_ray_equal_one_process(sharded:
         p.perturbation for p in one.discriminatory]
     assert one.discriminatory  # something to agree on
     assert shards.max_abs_shift == one.max_abs_shift
+
+
+def test_a_worker_that_lost_its_rows_says_so() -> None:
+    # Ray restarted the worker between scoring and accumulating: its state is empty
+    spec = PSAShardSpec(names=tuple(NAMES), kind="pronoun", max_words=50, balance_gender=True,
+                        per_chunk=10, score_range=(0.0, 1.0), grid=(0.5,), threshold=0.5,
+                        max_abs=None, top_n=3, keep_scores=False, keep_anchors=False)
+    with pytest.raises(ModelCallError, match="lost the rows it scored"):
+        accumulate_task(None, {}, spec, [0, 1])
 
 
 def test_an_address_nobody_answers_is_named_within_seconds() -> None:
