@@ -2,8 +2,9 @@
 
 Each sentence of a corpus has an anchor (a pronoun, or a person); `perturb.names` replaces
 it with each name. `psa_run` scores everything in chunks through the model and keeps
-running sums (`metrics.psa.PSAAccumulator`), the label flips at the decision threshold and
-the perturbations of the worst cases; `psa` returns the metrics alone; the assertions
+exact running sums (`metrics.mergeable.MergeablePSA`), the label flips at the decision
+threshold (`FlipCounts`) and the perturbations of the worst cases (on `ray_model`, in
+shards: `checks.psa_shards`); `psa` returns the metrics alone; the assertions
 `assert_scoresens_below` and `assert_labeldist_below` judge them. A run is kept for the
 session, so a second relation over the same model, corpus and names reuses it.
 """
