@@ -8,12 +8,13 @@ A shard is a contiguous run of the corpus's texts. Its worker, in three phases:
 2. `score_task`: reads its texts again, anchors them (parsing with spaCy where needed),
    keeps the anchors the global selection keeps, splices the names in (strings only),
    scores the sentences with the worker's model, chunk by chunk as one process does, and
-   keeps the scored rows; it returns their genders and counts;
+   keeps the scored rows (their scores and texts: about 100 bytes and 8 per name a
+   sentence); it returns their genders and counts;
 3. `accumulate_task`: given each row's position in the balanced order (the driver's
    `metrics.mergeable.balanced_order` over every shard's genders), adds its rows into a
    `MergeablePSA` and `FlipCounts` (exact sums, bounded lists of the worst cases with
-   ties broken by corpus position) and returns them with the anchors and perturbations
-   of its worst cases.
+   ties broken by corpus position) and returns them with the anchors (found again from
+   their texts) and perturbations of its worst cases.
 
 Each task is a plain function ``task(model, state, *args)`` that `RayModel.map_workers`
 runs in a worker: `model` is the worker's adapter, `state` a dict that keeps the rows
@@ -27,7 +28,7 @@ import itertools
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -109,7 +110,10 @@ def score_task(model: Any, state: dict[str, Any], spec: PSAShardSpec, source: Sh
     anchors = shard_anchors(shard_texts(source), spec.kind, spec.max_words, selection,
                             counts, spec.nlp)
     splice = NameSplicer(list(spec.names))
-    kept: list[Anchor] = []
+    # a row's text (or its anchor, when every anchor is to be kept): the anchors of the
+    # few worst rows are found again from their texts (`accumulate_task`)
+    kept: list[Anchor | str] = []
+    genders: list[str | None] = []
     original: list[FloatArray] = []
     perturbed: list[FloatArray] = []
     n_anchors = n_without = n_skipped = 0
@@ -131,14 +135,29 @@ def score_task(model: Any, state: dict[str, Any], spec: PSAShardSpec, source: Sh
         table = np.array([scores.score(t) for t in texts], dtype=np.float64).reshape(-1, width)
         ok = np.asarray(np.isfinite(table).all(axis=1), dtype=bool)
         n_skipped += int((~ok).sum())
-        kept += [a for a, keep in zip(used, list(ok), strict=True) if keep]
+        rows = [a for a, keep in zip(used, list(ok), strict=True) if keep]
+        kept += rows if spec.keep_anchors else [a.text for a in rows]
+        genders += [a.gender for a in rows]
         original.append(table[ok, 0])
         perturbed.append(table[ok, 1:])
     width = len(spec.names)
     state[_ROWS] = (kept, np.concatenate(original) if original else np.zeros(0),
                     np.concatenate(perturbed) if perturbed else np.zeros((0, width)))
-    return ScoredShard([a.gender for a in kept], n_anchors, n_without, n_skipped,
+    return ScoredShard(genders, n_anchors, n_without, n_skipped,
                        ShardCounts(dict(counts)), tuple(getattr(model, "labels", ())))
+
+
+def _text(row: Anchor | str) -> str:
+    return row.text if isinstance(row, Anchor) else row
+
+
+def _anchor_again(text: str, spec: PSAShardSpec) -> Anchor:
+    """The anchor of `text`, found again as it was found when the shard was read (the
+    anchor of a text depends on the text alone)."""
+    found = list(shard_anchors([text], spec.kind, spec.max_words, None, Counter(), spec.nlp))
+    if len(found) != 1:  # pragma: no cover - the text was anchored once already
+        raise ModelCallError(f"a Ray worker could not anchor {text[:60]!r} again")
+    return found[0]
 
 
 def accumulate_task(model: Any, state: dict[str, Any], spec: PSAShardSpec,
@@ -154,17 +173,20 @@ def accumulate_task(model: Any, state: dict[str, Any], spec: PSAShardSpec,
     keep = where >= 0
     order = np.argsort(where[keep], kind="stable")
     index = where[keep][order]
-    chosen = [kept[i] for i in np.flatnonzero(keep)[order].tolist()]
+    chosen = [kept[i] for i in np.flatnonzero(keep)[order].tolist()]  # texts or anchors
     orig, pert = original[keep][order], perturbed[keep][order]
     psa = MergeablePSA(spec.names, score_range=spec.score_range, thresholds=spec.grid,
                        top_n=spec.top_n, keep_scores=spec.keep_scores)
     flips = FlipCounts(spec.threshold, spec.max_abs, spec.top_n)
     if chosen:
-        psa.add_batch(orig, pert, keys=[a.text for a in chosen], indices=index)
+        psa.add_batch(orig, pert, keys=[_text(a) for a in chosen], indices=index)
         flips.add(orig, pert, index)
     wanted = psa.worst_indices() | {f[1] for f in flips.items()}
-    shown = {int(at): (anchor, tuple(perturb_names([anchor], list(spec.names))))
-             for at, anchor in zip(index.tolist(), chosen, strict=True) if at in wanted}
-    anchors = (list(zip(index.tolist(), chosen, strict=True)) if spec.keep_anchors
-               else None)
+    shown = {}
+    for at, row in zip(index.tolist(), chosen, strict=True):
+        if at in wanted:
+            anchor = row if isinstance(row, Anchor) else _anchor_again(row, spec)
+            shown[int(at)] = (anchor, tuple(perturb_names([anchor], list(spec.names))))
+    anchors = ([(at, cast(Anchor, a)) for at, a in zip(index.tolist(), chosen, strict=True)]
+               if spec.keep_anchors else None)
     return ShardResult(psa, flips, shown, anchors)
