@@ -1,7 +1,7 @@
 """PSA in shards on the workers of `ray_model` (issue 31): the driver's side.
 
 The corpus is cut into one contiguous shard per worker; the workers count, anchor,
-perturb and score their shards (`models.classifiers.ray_shards`), and the driver merges
+perturb and score their shards (`analysis.shard_tasks`), and the driver merges
 what they return. Every PSA figure equals `checks.psa.run_psa` in one process to the last
 bit: the balanced selection is drawn once from the shards' counts with the same draws
 (`corpus.shards`); the rows' places in the balanced order come from their genders alone
@@ -21,10 +21,7 @@ import os
 from collections.abc import Sequence
 from typing import Any, cast
 
-from ..corpus import Corpus
-from ..corpus.shards import merge_counts, unbalanced_report
-from ..metrics.mergeable import balanced_order
-from ..models.classifiers.ray_shards import (
+from ..analysis.shard_tasks import (
     PSAShardSpec,
     ScoredShard,
     ShardResult,
@@ -33,6 +30,9 @@ from ..models.classifiers.ray_shards import (
     count_task,
     score_task,
 )
+from ..corpus import Corpus
+from ..corpus.shards import merge_counts, unbalanced_report
+from ..metrics.mergeable import balanced_order
 from ..resources.nlp import configured_default
 from .psa import PSAInputs, PSARun, _nothing_scored
 

@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 import pytest_fairness as pf
+from pytest_fairness.analysis.shard_tasks import PSAShardSpec, accumulate_task
 from pytest_fairness.checks.invariance import invariance
 from pytest_fairness.checks.lexical import lexical_scan
 from pytest_fairness.checks.psa import PSARun, psa_run
 from pytest_fairness.errors import ConfigurationError, ModelCallError, RayUnavailableError
 from pytest_fairness.models.classifiers.distributed import _check_reachable
-from pytest_fairness.models.classifiers.ray_shards import PSAShardSpec, accumulate_task
 from pytest_fairness.perturb.coerce import perturbation_from_texts
 
 pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")

@@ -9,7 +9,8 @@ in one process, to the last bit: the rows are the model's own, computed by the s
 and every running sum is taken in the driver in corpus order. PSA over a corpus goes
 further (`shard_corpus=True`, the default): each worker reads, anchors, perturbs and scores
 a shard of the corpus and returns exact accumulators the driver merges
-(`pytest_fairness.checks.psa_shards`, `ray_shards`), with the same bit-for-bit result.
+(`pytest_fairness.checks.psa_shards`, `pytest_fairness.analysis.shard_tasks`), with the
+same bit-for-bit result.
 
 `ray.init()` without an address starts a local Ray on this machine (the default, as in
 the tests); a local Ray's workers get this process's ``sys.path``, so `make` and the

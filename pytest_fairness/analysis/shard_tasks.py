@@ -32,13 +32,13 @@ from typing import Any, cast
 
 import numpy as np
 
-from ...corpus.shards import ShardCounts, ShardPlace, count_shard, shard_anchors
-from ...errors import ModelCallError
-from ...metrics.mergeable import FlipCounts, MergeablePSA
-from ...perturb import names as perturb_names
-from ...perturb.name_swap import NameSplicer
-from ...types import Anchor, FloatArray, Perturbation
-from .scoring import score_texts
+from ..corpus.shards import ShardCounts, ShardPlace, count_shard, shard_anchors
+from ..errors import ModelCallError
+from ..metrics.mergeable import FlipCounts, MergeablePSA
+from ..models.classifiers.scoring import score_texts
+from ..perturb import names as perturb_names
+from ..perturb.name_swap import NameSplicer
+from ..types import Anchor, FloatArray, Perturbation
 
 __all__ = ["PSAShardSpec", "ScoredShard", "ShardResult", "ShardSource", "accumulate_task",
            "count_task", "score_task", "shard_texts"]
