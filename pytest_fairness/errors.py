@@ -125,3 +125,9 @@ class LanguageConflictError(ConfigurationError):
         super().__init__(message)
         self.given = given
         self.carried = carried
+
+
+class RayUnavailableError(ConfigurationError):
+    """No Ray to run on: the address given (``ray_model(address=...)``,
+    ``--fairness-ray-address``, ``RAY_ADDRESS``) does not answer, or Ray could not start;
+    the message names the address and what to do. Raised within seconds, never a hang."""

@@ -2,8 +2,9 @@
 
 Each sentence of a corpus has an anchor (a pronoun, or a person); `perturb.names` replaces
 it with each name. `psa_run` scores everything in chunks through the model and keeps
-running sums (`metrics.psa.PSAAccumulator`), the label flips at the decision threshold and
-the perturbations of the worst cases; `psa` returns the metrics alone; the assertions
+exact running sums (`metrics.mergeable.MergeablePSA`), the label flips at the decision
+threshold (`FlipCounts`) and the perturbations of the worst cases (on `ray_model`, in
+shards: `checks.psa_shards`); `psa` returns the metrics alone; the assertions
 `assert_scoresens_below` and `assert_labeldist_below` judge them. A run is kept for the
 session, so a second relation over the same model, corpus and names reuses it.
 """
@@ -11,7 +12,6 @@ session, so a second relation over the same model, corpus and names reuses it.
 from __future__ import annotations
 
 import dataclasses
-import heapq
 import itertools
 import math
 import os
@@ -27,7 +27,8 @@ from .. import perturb as _perturb
 from ..corpus import ANCHOR_KINDS, AnchorStream, Corpus
 from ..errors import ConfigurationError, MissingDependencyError
 from ..metrics.bootstrap import bootstrap_psa
-from ..metrics.psa import PSAAccumulator, PSAResult, default_thresholds
+from ..metrics.mergeable import FlipCounts, MergeablePSA
+from ..metrics.psa import PSAResult, default_thresholds
 from ..metrics.validation import check_ci_method, check_confidence
 from ..models.checks import check_score_range
 from ..models.classifiers.adapt import as_model
@@ -436,13 +437,22 @@ def psa_run(
 
 
 def run_psa(inputs: PSAInputs) -> PSARun:
-    """The PSA run of resolved `inputs` (`psa_run`)."""
+    """The PSA run of resolved `inputs` (`psa_run`). Every sum is exact
+    (`metrics.mergeable`), so a model that runs the corpus in shards (`ray_model`) gets
+    the same metrics to the last bit (`checks.psa_shards`)."""
+    if getattr(inputs.adapted, "shard_corpus", False):
+        from .psa_shards import sharded_run
+
+        sharded = sharded_run(inputs)
+        if sharded is not None:
+            return sharded
     m, c, name_list, top_n = inputs.adapted, inputs.threshold, inputs.names, inputs.top_n
     max_abs, keep_scores = inputs.max_abs, inputs.keep_scores
     anchors, total = _anchors(inputs.corpus, inputs.kind, inputs.max_words,
                               inputs.balance_gender, inputs.seed, inputs.lang)
-    acc = PSAAccumulator(name_list, score_range=inputs.score_range, thresholds=inputs.grid,
-                         top_n=top_n, keep_scores=keep_scores)
+    acc = MergeablePSA(name_list, score_range=inputs.score_range, thresholds=inputs.grid,
+                       top_n=top_n, keep_scores=keep_scores)
+    flips = FlipCounts(c, max_abs, top_n)
     run = PSARun(
         anchors=[] if inputs.keep_anchors else None, names=name_list, threshold=c,
         max_abs=max_abs, top_n=top_n, groups=inputs.groups, genders=inputs.genders,
@@ -472,7 +482,9 @@ def run_psa(inputs: PSAInputs) -> PSARun:
                     used, orig, pert = balancer.pair(used, orig, pert)
                     if not used:
                         continue
-                _track(run, n_scored, orig, pert, c, max_abs, top_n)
+                flips.add(orig, pert, np.arange(n_scored, n_scored + len(used)))
+                run.n_flips, run.n_exceeding = flips.n_flips, flips.n_exceeding
+                run.worst_flips = flips.items()
                 acc.add_batch(orig, pert, keys=[a.text for a, _ in used])
                 _keep_shown(run, acc, n_scored, used)
                 n_scored += len(used)
@@ -490,27 +502,32 @@ def run_psa(inputs: PSAInputs) -> PSARun:
         run.n_unparsable = report.unparsable
         run.unparsable_reasons = report.unparsable_reasons
     if n_scored == 0:
-        unparsable = (f"; {run.n_unparsable} corpus text(s) skipped because spaCy cannot "
-                      "parse them" if run.n_unparsable else "")
-        if run.n_skipped:  # the model skipped what could be perturbed: judged nothing
-            raise judged_nothing("psa", (
-                f"the model scored none of the {run.n_anchors} sentences (skipped: "
-                f"{run.n_skipped} sentence(s) the model did not score, "
-                f"{run.n_without_perturbation} reflexive/person-noun anchor(s), "
-                f"{run.n_unbalanced} left out to keep genders balanced{unparsable})"))
-        raise ConfigurationError(
-            f"none of the {run.n_anchors} anchors could be perturbed and scored "
-            f"({run.n_without_perturbation} reflexive or person-noun anchors, which "
-            f"perturb.names does not replace; {run.n_skipped} skipped by the model; "
-            f"{run.n_unbalanced} left out to keep genders balanced{unparsable}); pass "
-            "sentences with subject, object or possessive pronouns"
-        )
+        raise _nothing_scored(run)
     run.metrics = acc.result()
     run.labels = tuple(m.labels)
     if keep_scores:
         run.scores = (np.concatenate(kept_o), np.concatenate(kept_p, axis=0))
-    run.worst_flips.sort(key=lambda f: (-f[0], f[1], f[2]))
     return run
+
+
+def _nothing_scored(run: PSARun) -> Exception:
+    """The error of a run that scored no sentence: judged nothing when the model skipped
+    them, else a `ConfigurationError` saying why none could be perturbed."""
+    unparsable = (f"; {run.n_unparsable} corpus text(s) skipped because spaCy cannot "
+                  "parse them" if run.n_unparsable else "")
+    if run.n_skipped:  # the model skipped what could be perturbed: judged nothing
+        return judged_nothing("psa", (
+            f"the model scored none of the {run.n_anchors} sentences (skipped: "
+            f"{run.n_skipped} sentence(s) the model did not score, "
+            f"{run.n_without_perturbation} reflexive/person-noun anchor(s), "
+            f"{run.n_unbalanced} left out to keep genders balanced{unparsable})"))
+    return ConfigurationError(
+        f"none of the {run.n_anchors} anchors could be perturbed and scored "
+        f"({run.n_without_perturbation} reflexive or person-noun anchors, which "
+        f"perturb.names does not replace; {run.n_skipped} skipped by the model; "
+        f"{run.n_unbalanced} left out to keep genders balanced{unparsable}); pass "
+        "sentences with subject, object or possessive pronouns"
+    )
 
 
 _Prepared = tuple[int, list[tuple[Anchor, tuple[Perturbation, ...]]], list[list[str]]]
@@ -624,7 +641,7 @@ def _check_thresholds(thresholds: object, bounds: tuple[float, float]) -> tuple[
 
 def _keep_shown(
     run: PSARun,
-    acc: PSAAccumulator,
+    acc: MergeablePSA,
     start: int,
     used: list[tuple[Anchor, tuple[Perturbation, ...]]],
 ) -> None:
@@ -637,28 +654,6 @@ def _keep_shown(
                 [anchor], run.names, genders=run.genders)))
     for index in [i for i in run.shown if i not in wanted]:
         del run.shown[index]
-
-
-def _track(
-    run: PSARun,
-    start: int,
-    orig: FloatArray,
-    pert: FloatArray,
-    c: float,
-    max_abs: float | None,
-    top_n: int,
-) -> None:
-    shift = np.abs(pert - orig[:, None])
-    flips = (pert >= c) != (orig >= c)[:, None]
-    run.n_flips += int(flips.sum())
-    if max_abs is not None:
-        run.n_exceeding += int((shift > max_abs).sum())
-    for i, j in zip(*np.nonzero(flips), strict=True):
-        item = (float(shift[i, j]), start + int(i), int(j), float(orig[i]), float(pert[i, j]))
-        if len(run.worst_flips) < top_n:
-            heapq.heappush(run.worst_flips, item)
-        elif item[0] > run.worst_flips[0][0]:
-            heapq.heapreplace(run.worst_flips, item)
 
 
 def _source_key(source: object) -> tuple[Hashable, tuple[object, ...]] | None:

@@ -42,6 +42,12 @@ _default: str | None = None
 _default_lock = threading.Lock()
 
 
+def configured_default() -> str | None:
+    """The pipeline `configure_default` set (None: the built-in choice), for a process
+    that must load the same one elsewhere (a Ray worker anchoring a shard)."""
+    return _default
+
+
 def configure_default(name: str | None) -> str | None:
     """Make `name` the pipeline `load()` uses when given none; returns the previous default.
 

@@ -6,13 +6,18 @@ returns with `as_model(**options)`; the driver keeps the cache, the deduplicatio
 validation and the order of the results, so every relation (PSA, the invariance and
 counterfactual relations, eps-k, ...) runs on it unchanged and gets the same numbers as
 in one process, to the last bit: the rows are the model's own, computed by the same code,
-and every running sum is taken in the driver in corpus order.
+and every running sum is taken in the driver in corpus order. PSA over a corpus goes
+further (`shard_corpus=True`, the default): each worker reads, anchors, perturbs and scores
+a shard of the corpus and returns exact accumulators the driver merges
+(`pytest_fairness.checks.psa_shards`, `pytest_fairness.analysis.shard_tasks`), with the
+same bit-for-bit result.
 
 `ray.init()` without an address starts a local Ray on this machine (the default, as in
 the tests); a local Ray's workers get this process's ``sys.path``, so `make` and the
 model's module import there as here. `address="ray://host:10001"` (or ``RAY_ADDRESS``)
 joins a cluster, whose workers need the model's code installed (or a Ray
-``runtime_env``). Ray restarts a worker process that dies and retries its
+``runtime_env``); an address that accepts no connection within `CONNECT_TIMEOUT` seconds
+raises `RayUnavailableError` at once. Ray restarts a worker process that dies and retries its
 batch (`RESTARTS` times); the run warns, naming the worker (`RayWorkerWarning`). What a
 worker prints reaches the driver's output (Ray's log forwarding). Ray is optional
 (``pip install "pytest-fairness[ray]"``); without it, `ray_model` raises
@@ -30,7 +35,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ...errors import ConfigurationError, FairnessError
+from ...errors import ConfigurationError, FairnessError, ModelCallError, RayUnavailableError
 from ...runtime.optional import require
 from ...runtime.printable import printable
 from ...types import FloatArray
@@ -43,8 +48,41 @@ from .cache import Ident
 __all__ = ["RESTARTS", "RayError", "RayModel", "RayWorkerWarning", "ray_model",
            "terminal_safe"]
 
+#: The `as_model` defaults of the options `ray_model` passes on to its workers.
+_DEFAULTS: dict[str, Any] = {"labels": None, "target": None, "score_range": (0.0, 1.0),
+                             "threshold": None, "output": "auto"}
+
 #: How many times Ray restarts a worker that died, and retries the batch it held.
 RESTARTS = 2
+
+
+#: Seconds to wait for a Ray address to accept a connection before saying it cannot.
+CONNECT_TIMEOUT = 5.0
+
+
+def _check_reachable(address: str) -> None:
+    """Refuse, with `RayUnavailableError`, an address whose host does not accept a TCP
+    connection within `CONNECT_TIMEOUT` (``ray.init`` would retry for minutes). "auto"
+    and "local" are left to Ray, which fails at once when no Ray runs here."""
+    import socket
+
+    if address in ("auto", "local"):
+        return
+    target = address.split("://", 1)[-1].rstrip("/")
+    host, _, port = target.rpartition(":")
+    if not host or not port.isdigit():
+        raise RayUnavailableError(
+            f"cannot read the Ray address {printable(address)!r}: give host:port (the head's "
+            "GCS, e.g. '10.0.0.5:6379') or ray://host:10001 (Ray Client), or 'auto'")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT):
+            pass
+    except OSError as exc:
+        raise RayUnavailableError(
+            f"no Ray cluster answers at {printable(address)} ({type(exc).__name__}: "
+            f"{printable(str(exc))} within {CONNECT_TIMEOUT:g} s); start the cluster (ray "
+            "start --head), fix the address (ray_model(address=...), --fairness-ray-address "
+            "or RAY_ADDRESS), or unset it to start a local Ray") from exc
 
 
 class RayWorkerWarning(UserWarning):
@@ -95,6 +133,7 @@ class _Worker:
         model = make()
         self._model: Any = as_model(model, **options)
         self._pid = os.getpid()
+        self._state: dict[str, Any] = {}
         # True in a process Ray started again after the actor's first one died (Ray's
         # property reads a deprecated one of its own: its warning says nothing to users)
         with warnings.catch_warnings():
@@ -106,6 +145,11 @@ class _Worker:
         restarted one)."""
         kind, rows = self._model._rows(texts)
         return kind, rows, self._pid, self._restarted
+
+    def run(self, task: Callable[..., Any], *args: Any) -> Any:
+        """`task(model, state, *args)` in this worker: `model` its adapter, `state` a dict
+        kept between tasks (a shard's rows between the phases of a sharded relation)."""
+        return task(self._model, self._state, *args)
 
 
 class RayModel(ModelAdapter):
@@ -119,14 +163,26 @@ class RayModel(ModelAdapter):
     scores_elsewhere: ClassVar[bool] = True  # the workers score; PSA perturbs meanwhile
 
     def __init__(self, make: Callable[[], object], *, workers: int, address: str | None,
-                 options: dict[str, Any], **common: Any) -> None:
+                 options: dict[str, Any], shard_corpus: bool = True, **common: Any) -> None:
         ray = require("ray", "scoring on Ray (ray_model)")
         if not ray.is_initialized():
-            local = address is None and not os.environ.get("RAY_ADDRESS")
+            given = address or os.environ.get("RAY_ADDRESS") or None
+            if given is not None:
+                _check_reachable(given)
             # a local Ray's workers import what this process can (the user's model module)
-            env = {"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)}} if local else None
-            ray.init(address=address, include_dashboard=False, ignore_reinit_error=True,
-                     log_to_driver=True, runtime_env=env)
+            env = ({"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)}} if given is None
+                   else None)
+            try:
+                ray.init(address=address, include_dashboard=False, ignore_reinit_error=True,
+                         log_to_driver=True, runtime_env=env)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                raise RayUnavailableError(
+                    f"cannot start or join Ray at {given or 'this machine (a local Ray)'}: "
+                    f"{terminal_safe(str(exc))}; check the address (ray_model(address=...), "
+                    "--fairness-ray-address or RAY_ADDRESS), or unset it to start a local "
+                    "Ray") from exc
+        self.workers = workers
+        self.shard_corpus = shard_corpus
         actor = ray.remote(max_restarts=RESTARTS, max_task_retries=RESTARTS)(_Worker)
         self._ray = ray
         self._actors = [actor.remote(make, options) for _ in range(workers)]
@@ -140,6 +196,26 @@ class RayModel(ModelAdapter):
 
     def _convert(self, raw: Any, texts: list[str]) -> Row:  # pragma: no cover
         raise NotImplementedError
+
+    def map_workers(self, task: Callable[..., Any], args: Sequence[tuple[Any, ...]]) -> list[Any]:
+        """``task(model, state, *args[i])`` on worker i (one tuple of arguments per worker,
+        at most `workers`), all at once; the results in order. An error of ours raised in
+        a worker is raised here as it is; any other is a `ModelCallError` chaining a
+        `RayError`."""
+        futures = [self._actors[i].run.remote(task, *a) for i, a in enumerate(args)]
+        out = []
+        for future in futures:
+            try:
+                out.append(self._ray.get(future))
+            except Exception as exc:
+                cause = getattr(exc, "cause", None) or exc
+                if isinstance(cause, FairnessError):
+                    raise cause from None
+                safe = RayError.of(cause)
+                raise ModelCallError(
+                    f"{self._name} failed in {getattr(task, '__name__', 'a task')}: {safe}; "
+                    "fix the model (or its worker's environment) and run again") from safe
+        return out
 
     def _run(self, batches: list[Batch], store: Callable[..., None]) -> None:
         """Send the batches to the actors in turn, all at once; accept the results in
@@ -184,6 +260,7 @@ def ray_model(
     threshold: float | None = None,
     batch_size: int | None = None,
     output: str = "auto",
+    shard_corpus: bool = True,
 ) -> RayModel:
     """A `TextModel` whose batches are scored by `workers` Ray actors, each holding the
     model `make()` returns (called once per actor, in the actor's process; anything
@@ -191,6 +268,13 @@ def ray_model(
     local Ray started on this machine). The other options are `as_model`'s, applied in
     every worker and in the driver. Results equal those of ``as_model(make(), ...)`` in
     one process, to the last bit (module docstring).
+
+    With `shard_corpus` (the default), PSA over a corpus (a `Corpus`, a file or a list of
+    texts) runs in the workers: each reads, anchors, perturbs and scores a shard of the
+    corpus and returns exactly mergeable sums (`pytest_fairness.metrics.mergeable`), so
+    the metrics still equal one process's to the last bit; False keeps reading, parsing
+    and perturbing in the driver (only the scoring on Ray). An `address` nobody answers at
+    raises `RayUnavailableError` within seconds.
 
     ``pf.psa(pf.ray_model(load_classifier, workers=8), "corpus.txt", names)``
     """
@@ -203,8 +287,14 @@ def ray_model(
         raise ConfigurationError(
             f"address must be a Ray address such as 'ray://head:10001' or 'auto', got "
             f"{address!r:.60}")
-    options: dict[str, Any] = {"labels": labels, "target": target, "score_range": score_range,
-                               "threshold": threshold, "output": output}
+    given = {"labels": labels, "target": target, "score_range": score_range,
+             "threshold": threshold, "output": output}
+    # only the options set: a worker's `make()` may return a model `as_model` made already
+    # (a remote scorer with its max_length), which takes none
+    options: dict[str, Any] = {k: v for k, v in given.items() if v != _DEFAULTS[k]}
+    if not isinstance(shard_corpus, bool):
+        raise ConfigurationError(f"shard_corpus must be True or False, got {shard_corpus!r:.60}")
     return RayModel(make, workers=count, address=address, options=options,
+                    shard_corpus=shard_corpus,
                     labels=labels, target=target, score_range=score_range,
                     threshold=threshold, batch_size=batch_size)
