@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import pytest_fairness as pf
 from pytest_fairness.errors import ModelCallError
-from pytest_fairness.models.classifiers.distinct import DistinctCount
+from pytest_fairness.models.classifiers.distinct import DistinctCount, hashes
 
 
 def by_text(texts: list[str]) -> np.ndarray:
@@ -210,6 +210,31 @@ def test_the_count_never_decreases_and_its_memory_is_bounded() -> None:
     assert counter._hashes is None  # the set of hashes is gone
     assert counter._registers is not None
     assert counter._registers.nbytes == 16_384
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.text(max_size=4), max_size=30), max_size=12))
+def test_below_the_bound_the_count_is_that_of_a_set(requests: list[list[str]]) -> None:
+    """The exact count (a sorted array of hashes, hashes given or computed) agrees with a
+    set of the texts after every request."""
+    counter = DistinctCount(exact=10_000)
+    seen: set[str] = set()
+    for i, texts in enumerate(requests):
+        added = counter.add(texts) if i % 2 else counter.add_hashes(hashes(texts))
+        assert added == len(set(texts) - seen)
+        seen.update(texts)
+        assert counter.count == len(seen)
+
+
+def test_repeats_and_cache_hits_are_not_counted_again_by_the_adapter() -> None:
+    recorder = Recorder()
+    model = pf.as_model(recorder, output="score", batch_size=7)
+    texts = [f"r{i}" for i in range(50)]
+    model.score([*texts[:20], *texts[:20]])
+    model.score(texts)  # 20 from the cache, 30 scored
+    assert model.stats.unique_scored == 50
+    assert model.stats.cache_hits == 20
+    assert sum(len(c) for c in recorder.calls) == 50
 
 
 def test_the_adapter_counts_distinct_texts_past_the_exact_bound() -> None:

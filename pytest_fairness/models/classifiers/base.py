@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Hashable, Sequence
-from itertools import repeat
+from itertools import compress
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -46,7 +46,7 @@ from ..checks import (
 from ..defaults import run_settings, session_cache
 from .cache import (
     DiskCache,
-    Entry,
+    IntArray,
     Kind,
     PredictionCache,
     Row,
@@ -54,7 +54,7 @@ from .cache import (
     open_disk_cache,
     stable_config,
 )
-from .distinct import DistinctCount
+from .distinct import DistinctCount, hashes
 from .outputs import as_array, numeric, short, show_row, sigmoid, softmax
 from .thresholds import unit_threshold
 
@@ -77,13 +77,16 @@ Batch = tuple[list[str], list[str]]
 
 
 def _slice(work: Batch, start: int, size: int) -> Batch:
-    """Texts `start` to `start + size` of `work` (one list when both sides are one)."""
+    """Texts `start` to `start + size` of `work` (one list when both sides are one; `work`
+    itself when that is all of it: `_invoke` gives the model a copy)."""
     keys, sent = work
+    if start == 0 and size >= len(keys):
+        return work
     part = keys[start : start + size]
     return (part, part) if sent is keys else (part, sent[start : start + size])
 
 
-def _positions(keys: list[str], missing: list[str], at: list[int] | None) -> list[int]:
+def _positions(keys: list[str], missing: list[str], at: IntArray | None) -> list[int]:
     """Where in `unique` the texts of `keys` are: `keys` is `missing` with some texts left
     out (a remote scorer's skipped ones), in order; `at` the positions of `missing`."""
     out: list[int] = []
@@ -91,9 +94,32 @@ def _positions(keys: list[str], missing: list[str], at: list[int] | None) -> lis
     for key in keys:
         while missing[j] is not key:
             j += 1
-        out.append(j if at is None else at[j])
+        out.append(j if at is None else int(at[j]))
         j += 1
     return out
+
+
+def _rows_where(rows: FloatArray, test: Callable[[FloatArray], Any],
+                whole: Callable[[FloatArray], Any]) -> Any:
+    """The rows of `rows` (n, K) where `test` holds for some value, or None when none:
+    `whole(rows)` first, one fast reduction over the whole array that is true when no
+    value can pass `test` (a reduction along each row of two columns costs more than the
+    model of a cheap pipeline); the rows are looked at one by one only when it is false."""
+    if rows.size == 0 or bool(whole(rows)):
+        return None
+    bad = test(rows).reshape(len(rows), -1).any(axis=1)
+    return bad if bad.any() else None
+
+
+def _row_sums(rows: FloatArray) -> FloatArray:
+    """The sum of each row of `rows` (n, K), by columns for a few columns (a reduction
+    along rows of two values is slow)."""
+    if rows.ndim != 2 or rows.shape[1] > 8:
+        return np.asarray(rows.sum(axis=-1), dtype=np.float64)
+    total = np.array(rows[:, 0], dtype=np.float64)
+    for j in range(1, rows.shape[1]):
+        total += rows[:, j]
+    return total
 
 
 def _is_number(text: str) -> bool:
@@ -103,13 +129,6 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _one_row(row: FloatArray) -> FloatArray:
-    """A stored row as a read-only block of one row (the in-memory cache's `Entry`)."""
-    block = np.array(row, dtype=np.float64).reshape(1, -1)
-    block.setflags(write=False)
-    return block
 
 
 class ModelAdapter:
@@ -396,8 +415,6 @@ class ModelAdapter:
     ) -> None:
         texts, sent = batch
         self._check(kind, rows, sent)
-        with self._lock:  # each distinct text once, whichever thread scored it (again)
-            self._counts["unique_scored"] += self._scored.add(texts)
         store(texts, kind, rows)
 
     def _rows(self, texts: Sequence[str]) -> tuple[Kind | None, FloatArray]:
@@ -405,28 +422,33 @@ class ModelAdapter:
 
         The hot path of every relation, kept to a few C-level passes per request (a 10
         us/text model must not pay more for the bookkeeping than for the model): texts are
-        deduplicated once, looked up and stored in the cache in bulk, and each batch's
-        rows land in one array by index."""
+        deduplicated once (a set, and a dict only when some repeat), looked up and stored
+        in the cache in bulk with no object per text (`PredictionCache.put_rows`), and
+        each batch's rows land in one array by index."""
         texts = check_texts(texts)
         self._bump("requested", len(texts))
         cache = self._cache()
         config = self._config
-        unique = list(dict.fromkeys(texts))
-        # what the caches answered: positions in `unique` and their entries
-        hit_at: list[int] = []
-        hit_entries: list[Entry] = []
+        hashed = hashes(texts)  # one pass: the repeats, and the count of distinct texts
+        ordered = np.sort(hashed)
+        if len(texts) > 1 and (ordered[1:] == ordered[:-1]).any():  # repeats (or a clash)
+            unique = list(dict.fromkeys(texts))
+            hashed = hashes(unique)
+        else:
+            unique = texts
+        # what the caches answered: (positions in `unique`, kind, their rows) per block
+        hits: list[tuple[IntArray, FloatArray]] = []
         missing: list[str] = unique
         # positions in `unique` of the texts in `missing`; None while they are all of them
-        at: list[int] | None = None
-        if cache is not None and unique:
-            found = cache.get_many(config, unique)
-            if found.count(None) < len(found):
-                at = [i for i, hit in enumerate(found) if hit is None]
-                hit_at = [i for i, hit in enumerate(found) if hit is not None]
-                hit_entries = [found[i] for i in hit_at]  # type: ignore[misc]
-                missing = [unique[i] for i in at]
-                kind, block, index = hit_entries[0]
-                self._adopt(kind, block[index])
+        at: IntArray | None = None
+        found = cache.get_rows(config, unique) if cache is not None and unique else None
+        if found is not None:
+            lost = ~found.found
+            at = np.flatnonzero(lost)
+            missing = list(compress(unique, lost.tolist()))
+            for places, kind, rows in found.groups:
+                self._adopt(kind, rows[0])
+                hits.append((places, rows))
         disk = self._disk() if missing else None
         if disk is not None:
             stored: dict[str, Row] = {}
@@ -442,27 +464,33 @@ class ModelAdapter:
             if unsound:
                 disk.reject(unsound)
             if stored:
-                entries = {text: (kind, _one_row(row), 0) for text, (kind, row) in stored.items()}
-                for kind, row in stored.values():
-                    self._adopt(kind, row)
-                if cache is not None:
-                    cache.put_many(config, list(entries), list(entries.values()))
-                places = at if at is not None else range(len(missing))
+                spots = range(len(missing)) if at is None else at.tolist()
                 keep: list[int] = []
-                for place, text in zip(places, missing, strict=True):
-                    entry = entries.get(text)
-                    if entry is None:
-                        keep.append(place)
+                by_shape: dict[tuple[Kind, int], tuple[list[str], list[int], list[FloatArray]]]
+                by_shape = {}
+                for spot, text in zip(spots, missing, strict=True):
+                    answer = stored.get(text)
+                    if answer is None:
+                        keep.append(spot)
                     else:
-                        hit_at.append(place)
-                        hit_entries.append(entry)
-                at = keep
+                        group = by_shape.setdefault((answer[0], len(answer[1])), ([], [], []))
+                        group[0].append(text)
+                        group[1].append(spot)
+                        group[2].append(answer[1])
+                for (kind, _), (keys, positions, stored_rows) in by_shape.items():
+                    block = np.array(stored_rows, dtype=np.float64)
+                    block.setflags(write=False)
+                    self._adopt(kind, block[0])
+                    if cache is not None:
+                        cache.put_rows(config, keys, kind, block)
+                    hits.append((np.asarray(positions, dtype=np.intp), block))
+                at = np.asarray(keep, dtype=np.intp)
                 missing = [unique[i] for i in keep]
-        self._bump("cache_hits", len(hit_at))
+        self._bump("cache_hits", sum(len(places) for places, _ in hits))
 
         work = self._prepare(missing)
         if work[0] is not missing:  # a remote scorer skipped some: where the rest are
-            at = _positions(work[0], missing, at)
+            at = np.asarray(_positions(work[0], missing, at), dtype=np.intp)
         size = self._batch_size or run_settings().batch_size
         if size is None and self._batching == "whole":
             size = MAX_BATCH
@@ -475,16 +503,17 @@ class ModelAdapter:
             lengths = self._lengths(work[1])
             order = sorted(range(len(lengths)), key=lengths.__getitem__)
             keys, sent = work
-            at = order if at is None else [at[i] for i in order]
+            at = np.asarray(order, dtype=np.intp) if at is None else at[order]
             work = ([keys[i] for i in order],
                     [keys[i] for i in order] if sent is keys else [sent[i] for i in order])
         room = max(0, len(work[0]) - cache.max_entries) if cache is not None else 0
         fresh: list[tuple[list[str], FloatArray]] = []
-        pending: list[tuple[list[str], Kind, FloatArray]] = []  # scored but not cached
+        # scored but not cached: (texts, kind, rows, how many of the first are left out)
+        pending: list[tuple[list[str], Kind, FloatArray, int]] = []
         with progress(len(work[0]), f"scoring with {self._name}") as advance:
 
             def store(batch: list[str], kind: Kind, rows: FloatArray) -> None:
-                # one read-only copy per batch; each text's cached row is a view of it
+                # one read-only copy per batch, stored once; each text refers to its row
                 nonlocal room
                 block = np.array(rows, dtype=np.float64)
                 block.setflags(write=False)
@@ -494,11 +523,8 @@ class ModelAdapter:
                     skip = min(room, len(batch))
                     room -= skip
                     if skip:
-                        pending.append((batch[:skip], kind, block[:skip]))
-                    if skip < len(batch):
-                        cache.put_many(config, batch[skip:] if skip else batch,
-                                       list(zip(repeat(kind), repeat(block),
-                                                range(skip, len(batch)))))
+                        pending.append((batch, kind, block, skip))
+                    cache.put_rows(config, batch, kind, block, skip)
                 if disk is not None:
                     for text, row in zip(batch, block, strict=True):
                         disk.put(self._disk_config, text, kind, row)
@@ -510,28 +536,39 @@ class ModelAdapter:
                           store)
             except BaseException:
                 if cache is not None:  # what was scored stays cached, the latest last
-                    for batch, kind, block in pending:
-                        cache.put_many(config, batch, list(zip(repeat(kind), repeat(block),
-                                                               range(len(batch)))))
+                    for batch, kind, block, skip in pending:
+                        cache.put_rows(config, batch[:skip], kind, block[:skip])
                 raise
             finally:
                 if disk is not None:
                     disk.flush()
-        return self._kind, self._assemble(texts, unique, (hit_at, hit_entries),
-                                          (work[0], at), fresh)
+                self._count_scored(hashed if at is None else hashed[at], work[0], fresh)
+        return self._kind, self._assemble(texts, unique, hits, (work[0], at), fresh)
+
+    def _count_scored(self, hashed: IntArray, sent: list[str],
+                      fresh: list[tuple[list[str], FloatArray]]) -> None:
+        """Add the texts scored now to `unique_scored`: by the hashes of the texts sent
+        (`hashed`) when every one was scored, else batch by batch."""
+        done = sum(len(batch) for batch, _ in fresh)
+        with self._lock:  # each distinct text once, whichever thread scored it (again)
+            if done == len(sent):
+                self._counts["unique_scored"] += self._scored.add_hashes(hashed)
+            else:
+                for batch, _ in fresh:
+                    self._counts["unique_scored"] += self._scored.add(batch)
 
     def _assemble(
         self,
         texts: list[str],
         unique: list[str],
-        hits: tuple[list[int], list[Entry]],
-        work: tuple[list[str], list[int] | None],
+        hits: list[tuple[IntArray, FloatArray]],
+        work: tuple[list[str], IntArray | None],
         fresh: list[tuple[list[str], FloatArray]],
     ) -> FloatArray:
-        """The rows of `texts` in order: `hits` (positions in `unique`, and their entries
-        from the caches) and the `fresh` blocks of the batches scored now, each a slice
-        of the texts sent (`work`: those texts and their positions in `unique`, None when
-        they are `unique` in order), placed by index; NaN for a text the model skipped.
+        """The rows of `texts` in order: `hits` (positions in `unique`, and their rows from
+        the caches) and the `fresh` blocks of the batches scored now, each a slice of the
+        texts sent (`work`: those texts and their positions in `unique`, None when they
+        are `unique` in order), placed by index; NaN for a text the model skipped.
 
         No dictionary of every text: a block finds its place by its offset in the texts
         sent (a text's identity checked at the expected offset), and a dictionary of
@@ -549,20 +586,12 @@ class ModelAdapter:
             raise NothingJudgedError(f"{reason}; pass labels=(...) to as_model, and texts "
                                      "the model scores", reason=reason)
         assert width is not None
-        hit_at, entries = hits
-        keys, at = work
-        if len(fresh) == 1 and not hit_at and at is None and len(unique) == len(texts):
+        keys, places = work
+        if len(fresh) == 1 and not hits and places is None and len(unique) == len(texts):
             return np.array(fresh[0][1])  # one batch answered every text, in order
         out = np.full((len(unique), width), np.nan)
-        if hit_at:
-            blocks: dict[int, tuple[FloatArray, list[int], list[int]]] = {}
-            for position, (_, block, index) in zip(hit_at, entries, strict=True):
-                group = blocks.setdefault(id(block), (block, [], []))
-                group[1].append(position)
-                group[2].append(index)
-            for block, positions, indices in blocks.values():  # one copy per cached block
-                out[positions] = block[indices]
-        places = None if at is None else np.asarray(at, dtype=np.intp)
+        for positions, rows in hits:
+            out[positions] = rows
         offset = 0
         first: dict[int, int] | None = None  # id of a text sent -> its offset, if needed
         for batch, block in fresh:
@@ -654,8 +683,8 @@ class ModelAdapter:
                 f"{short(texts[0])}, but {what[self._kind]} for earlier batches; "
                 "its output must keep one form (pass output= to say which)"
             )
-        bad = ~np.isfinite(rows).all(axis=1)
-        if bad.any():
+        bad = _rows_where(rows, lambda r: ~np.isfinite(r), whole=lambda r: np.isfinite(r.sum()))
+        if bad is not None:
             raise self._output_error(
                 "returned NaN or infinite values",
                 texts,
@@ -670,8 +699,9 @@ class ModelAdapter:
                     f"classes (negative, positive), got {self._labels!r}"
                 )
             lo, hi = self._range
-            bad = (rows[:, 0] < lo) | (rows[:, 0] > hi)
-            if bad.any():
+            bad = _rows_where(rows, lambda r: (r < lo) | (r > hi),
+                              whole=lambda r: r.min() >= lo and r.max() <= hi)
+            if bad is not None:
                 raise self._output_error(
                     f"returned scores outside score_range=({lo}, {hi})",
                     texts,
@@ -691,8 +721,9 @@ class ModelAdapter:
                     f"(labels {self._labels or self._default_labels(self._k)!r}); the number "
                     "of classes must not change"
                 )
-            bad = ((rows < 0.0) | (rows > 1.0)).any(axis=1)
-            if bad.any():
+            bad = _rows_where(rows, lambda r: (r < 0.0) | (r > 1.0),
+                              whole=lambda r: r.min() >= 0.0 and r.max() <= 1.0)
+            if bad is not None:
                 raise self._output_error(
                     "returned probabilities outside [0, 1]",
                     texts,
@@ -701,8 +732,9 @@ class ModelAdapter:
                     'If these are logits (unnormalised scores), pass output="logits" to '
                     "apply a softmax." + self._hint,
                 )
-            bad = np.abs(rows.sum(axis=1) - 1.0) > SUM_TOLERANCE
-            if bad.any():
+            off = np.abs(_row_sums(rows) - 1.0) > SUM_TOLERANCE
+            bad = off if off.any() else None
+            if bad is not None:
                 raise self._output_error(
                     f"returned probability rows that do not sum to 1 (tolerance {SUM_TOLERANCE})",
                     texts,
@@ -764,8 +796,9 @@ class ModelAdapter:
         if output == "labels":
             return "proba", self._one_hot(arr, texts)
         values = numeric(arr, texts, self._name)
-        bad = ~np.isfinite(values.reshape(n, -1)).all(axis=1)
-        if bad.any():
+        bad = _rows_where(values.reshape(n, -1), lambda r: ~np.isfinite(r),
+                          whole=lambda r: np.isfinite(r.sum()))
+        if bad is not None:
             raise self._output_error(
                 "returned NaN or infinite values",
                 texts,
