@@ -163,8 +163,22 @@ def _pearson_from_moments(
     return max(-1.0, min(1.0, r))
 
 
+def _top(values: FloatArray, k: int, order: IntArray) -> IntArray:
+    """The indices of the `k` largest `values`, largest first, ties in index order: the
+    first `k` of ``np.lexsort((order, -values))``, with only the values tied with or above
+    the k-th largest sorted (a partition finds it; sorting a whole batch of pairs cost
+    more than the rest of the metrics)."""
+    if k < len(values):
+        kth = np.partition(values, len(values) - k)[len(values) - k]
+        keep = np.flatnonzero(values >= kth)
+        values, order = values[keep], order[keep]
+    return order[np.lexsort((order, -values))[:k]]
+
+
 def _check_scores_in_range(values: FloatArray, bounds: tuple[float, float], what: str) -> None:
     low, high = bounds
+    if values.size == 0 or (values.min() >= low and values.max() <= high):
+        return  # NaN compares false: a NaN goes on to the test below, as before
     bad = (values < low) | (values > high)
     if bad.any():
         where = np.argwhere(bad)[0].tolist()
@@ -428,7 +442,7 @@ class PSAAccumulator:
         top = self._top_n
         m = original.shape[0]
         # Only the batch's own top candidates can enter the heaps.
-        order = np.lexsort((np.arange(m), -ranges))[:top]
+        order = _top(ranges, top, np.arange(m))
         for i in order.tolist():
             item = (float(ranges[i]), -(start + i))
             if len(self._worst_sentences) >= top and item <= self._worst_sentences[0][:2]:
@@ -455,10 +469,9 @@ class PSAAccumulator:
                 heapq.heapreplace(self._worst_sentences, entry)
 
         flat_abs = np.abs(shift).ravel()
-        rows, cols = np.divmod(np.arange(flat_abs.shape[0]), shift.shape[1])
-        pair_order = np.lexsort((cols, rows, -flat_abs))[:top]
+        pair_order = _top(flat_abs, top, np.arange(flat_abs.shape[0]))
         for f in pair_order.tolist():
-            i, j = int(rows[f]), int(cols[f])
+            i, j = divmod(f, shift.shape[1])
             pitem = (float(flat_abs[f]), -(start + i), -j)
             if len(self._worst_pairs) >= top and pitem <= self._worst_pairs[0][:3]:
                 continue

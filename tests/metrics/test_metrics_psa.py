@@ -239,3 +239,17 @@ def test_worst_indices_name_what_the_worst_lists_hold() -> None:
     held = {w.index for w in result.worst_sentences} | {w.index for w in result.worst_pairs}
     assert acc.worst_indices() == held
     assert 1 <= len(held) <= 4
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.0]), min_size=1, max_size=60),
+       st.integers(1, 70))
+def test_the_top_k_by_partition_is_the_first_k_of_the_full_sort(values: list[float],
+                                                                 k: int) -> None:
+    """Ties and all: the partition keeps every value tied with the k-th largest, so the
+    first k are those of the full lexsort the worst lists used to take."""
+    from pytest_fairness.metrics.psa import _top
+
+    arr = np.array(values)
+    order = np.arange(len(arr))
+    assert _top(arr, k, order).tolist() == np.lexsort((order, -arr))[:k].tolist()

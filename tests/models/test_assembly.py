@@ -243,3 +243,26 @@ def test_the_adapter_counts_distinct_texts_past_the_exact_bound() -> None:
     model.score(texts)
     model.score(texts[:50_000])  # scored again (no cache): not new
     assert abs(model.stats.unique_scored - 150_000) <= 3 * 0.0081 * 150_000
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(max_size=6), min_size=1, max_size=80), st.integers(0, 3))
+def test_repeats_found_by_hash_give_each_caller_its_row_even_when_hashes_clash(
+        texts: list[str], buckets: int) -> None:
+    """Repeats are found from the texts' hashes; with hashes forced to clash (`buckets`
+    values for every text, 0: real hashes) equal hashes are told apart by the texts, and
+    each text is still scored once and given its own row."""
+    import pytest_fairness.models.classifiers.base as base
+
+    real = base.hashes
+    recorder = Recorder()
+    model = pf.as_model(recorder, output="score", cache_size=0)
+    if buckets:
+        base.hashes = lambda items: np.array([len(t) % buckets for t in items],  # type: ignore[assignment]
+                                             dtype=np.int64)
+    try:
+        got = model.score(texts)
+    finally:
+        base.hashes = real
+    assert np.array_equal(got, by_text(texts))
+    assert sorted(t for call in recorder.calls for t in call) == sorted(set(texts))

@@ -122,6 +122,33 @@ def _row_sums(rows: FloatArray) -> FloatArray:
     return total
 
 
+def _distinct(texts: list[str], hashed: IntArray
+              ) -> tuple[list[str], IntArray | None, IntArray, IntArray | None]:
+    """`texts` without repeats, from their hashes: (the distinct texts in first-seen
+    order, each text's place among them or None when none repeats, their hashes, their
+    hashes sorted when distinct or None). Equal hashes are checked to be equal texts (a
+    clash of distinct texts falls back to a dictionary); no dictionary otherwise."""
+    ordered = np.sort(hashed)
+    if len(texts) < 2 or not (ordered[1:] == ordered[:-1]).any():
+        return texts, None, hashed, ordered
+    n = len(texts)
+    order = np.argsort(hashed, kind="stable")
+    starts = np.concatenate(([True], hashed[order][1:] != hashed[order][:-1]))
+    first = np.empty(n, dtype=np.intp)  # each text's first occurrence of its hash
+    first[order] = order[starts][np.cumsum(starts) - 1]
+    positions = np.arange(n)
+    again = np.flatnonzero(first != positions).tolist()
+    if all(texts[i] == texts[first[i]] for i in again):
+        keep = first == positions
+        unique = list(compress(texts, keep.tolist()))
+        return unique, (np.cumsum(keep) - 1)[first], hashed[keep], ordered[starts]
+    where = dict.fromkeys(texts)  # two distinct texts share a hash
+    unique = list(where)
+    places = dict(zip(unique, range(len(unique)), strict=True))
+    index = np.fromiter(map(places.__getitem__, texts), dtype=np.intp, count=n)
+    return unique, index, hashed[np.unique(index, return_index=True)[1]], None
+
+
 def _is_number(text: str) -> bool:
     """Whether `text` reads as a number ("0.5", "-1e3")."""
     try:
@@ -429,13 +456,8 @@ class ModelAdapter:
         self._bump("requested", len(texts))
         cache = self._cache()
         config = self._config
-        hashed = hashes(texts)  # one pass: the repeats, and the count of distinct texts
-        ordered = np.sort(hashed)
-        if len(texts) > 1 and (ordered[1:] == ordered[:-1]).any():  # repeats (or a clash)
-            unique = list(dict.fromkeys(texts))
-            hashed = hashes(unique)
-        else:
-            unique = texts
+        # one pass over the texts: their repeats, and the count of distinct texts scored
+        unique, index, hashed, ordered = _distinct(texts, hashes(texts))
         # what the caches answered: (positions in `unique`, kind, their rows) per block
         hits: list[tuple[IntArray, FloatArray]] = []
         missing: list[str] = unique
@@ -542,17 +564,23 @@ class ModelAdapter:
             finally:
                 if disk is not None:
                     disk.flush()
-                self._count_scored(hashed if at is None else hashed[at], work[0], fresh)
-        return self._kind, self._assemble(texts, unique, hits, (work[0], at), fresh)
+                if at is None and ordered is not None:  # sorted and distinct already
+                    self._count_scored(ordered, True, work[0], fresh)
+                else:
+                    self._count_scored(hashed if at is None else hashed[at], False,
+                                       work[0], fresh)
+        return self._kind, self._assemble(texts, unique, index, hits, (work[0], at), fresh)
 
-    def _count_scored(self, hashed: IntArray, sent: list[str],
+    def _count_scored(self, hashed: IntArray, distinct: bool, sent: list[str],
                       fresh: list[tuple[list[str], FloatArray]]) -> None:
         """Add the texts scored now to `unique_scored`: by the hashes of the texts sent
-        (`hashed`) when every one was scored, else batch by batch."""
+        (`hashed`; `distinct`: sorted and distinct) when every one was scored, else
+        batch by batch."""
         done = sum(len(batch) for batch, _ in fresh)
         with self._lock:  # each distinct text once, whichever thread scored it (again)
             if done == len(sent):
-                self._counts["unique_scored"] += self._scored.add_hashes(hashed)
+                self._counts["unique_scored"] += self._scored.add_hashes(hashed,
+                                                                         unique=distinct)
             else:
                 for batch, _ in fresh:
                     self._counts["unique_scored"] += self._scored.add(batch)
@@ -561,18 +589,19 @@ class ModelAdapter:
         self,
         texts: list[str],
         unique: list[str],
+        index: IntArray | None,
         hits: list[tuple[IntArray, FloatArray]],
         work: tuple[list[str], IntArray | None],
         fresh: list[tuple[list[str], FloatArray]],
     ) -> FloatArray:
-        """The rows of `texts` in order: `hits` (positions in `unique`, and their rows from
+        """The rows of `texts` in order (`index`: each text's place in `unique`, None when
+        `unique` is `texts`): `hits` (positions in `unique`, and their rows from
         the caches) and the `fresh` blocks of the batches scored now, each a slice of the
         texts sent (`work`: those texts and their positions in `unique`, None when they
         are `unique` in order), placed by index; NaN for a text the model skipped.
 
         No dictionary of every text: a block finds its place by its offset in the texts
-        sent (a text's identity checked at the expected offset), and a dictionary of
-        `unique` is built only when `texts` repeats some."""
+        sent (a text's identity checked at the expected offset)."""
         if self._kind is not None:
             width = 1 if self._kind == "score" else self._k
         elif not texts:
@@ -605,11 +634,7 @@ class ModelAdapter:
             else:
                 out[places[offset:end]] = block
             offset = end
-        if len(unique) != len(texts):
-            where = dict(zip(unique, range(len(unique)), strict=True))
-            return out[np.fromiter(map(where.__getitem__, texts), dtype=np.intp,
-                                   count=len(texts))]
-        return out
+        return out if index is None else out[index]
 
     def _fits(self, kind: Kind, row: FloatArray) -> bool:
         """Whether a stored row has the kind and width this adapter returns (a row that

@@ -152,18 +152,19 @@ class PredictionCache:
             if not table:
                 self._misses += len(keys)
                 return None
-            codes = np.fromiter(map(table.get, keys, itertools.repeat(-1)), dtype=np.int64,
-                                count=len(keys))
-            found = codes >= 0
-            at = np.flatnonzero(found)
-            self._hits += len(at)
-            self._misses += len(keys) - len(at)
-            if not len(at):
+            stored = list(map(table.get, keys))
+            misses = stored.count(None)
+            self._hits += len(keys) - misses
+            self._misses += misses
+            if misses == len(keys):
                 return None
-            hit_keys = list(itertools.compress(keys, found.tolist()))
+            found = np.fromiter(map(bool, stored), dtype=bool, count=len(keys))  # codes > 0
+            at = np.flatnonzero(found)
+            mask = found.tolist()
+            codes = np.fromiter(itertools.compress(stored, mask), dtype=np.int64, count=len(at))
+            hit_keys = list(itertools.compress(keys, mask))
             # most recently used last
             table.update(zip(hit_keys, map(table.pop, hit_keys), strict=True))
-            codes = codes[at]
             serials = codes >> _SHIFT
             rows = codes & _ROW
             if serials[0] == serials[-1] and (serials == serials[0]).all():

@@ -53,20 +53,23 @@ class DistinctCount:
         """Count `items`; the number of new distinct ones (estimated past `EXACT`)."""
         return self.add_hashes(hashes(items))
 
-    def add_hashes(self, new: np.ndarray) -> int:
-        """Count items by their `hashes`; the number of new distinct ones."""
+    def add_hashes(self, new: np.ndarray, *, unique: bool = False) -> int:
+        """Count items by their `hashes`; the number of new distinct ones. `unique`: the
+        hashes are sorted and distinct already (no sort here)."""
         before = self._count
         if self._hashes is not None:
             known = self._hashes
-            fresh = np.sort(new)
-            if len(fresh) > 1:
+            fresh = new if unique else np.sort(new)
+            if len(fresh) > 1 and not unique:
                 fresh = fresh[np.concatenate(([True], fresh[1:] != fresh[:-1]))]
-            if len(known):
+            if len(known) and len(fresh):
                 place = np.searchsorted(known, fresh)
                 seen = known[np.minimum(place, len(known) - 1)] == fresh
-                fresh, place = fresh[~seen], place[~seen]
-                known = np.insert(known, place, fresh)
-            else:
+                if seen.any():
+                    fresh = fresh[~seen]
+                # two sorted runs: the stable sort (a merge sort) merges them in one pass
+                known = np.sort(np.concatenate((known, fresh)), kind="stable")
+            elif len(fresh):
                 known = fresh
             if len(known) <= self._exact:
                 self._hashes = known
