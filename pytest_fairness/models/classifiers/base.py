@@ -361,6 +361,12 @@ class ModelAdapter:
         its characters here; transformers adapters count tokens."""
         return [len(text) for text in texts]
 
+    def _fixed_size(self, texts: list[str]) -> int:
+        """The batch size of the "fixed" policy for `texts` when nobody gave one:
+        `DEFAULT_BATCH_SIZE` here; a transformers model on a GPU sizes it from the
+        device's free memory."""
+        return DEFAULT_BATCH_SIZE
+
     def _prepare(self, texts: list[str]) -> Batch:
         """(texts, what to send for each) for texts not in the cache: the same list here;
         remote scorers override this to apply the length policy."""
@@ -517,7 +523,7 @@ class ModelAdapter:
         if size is None and self._batching == "whole":
             size = MAX_BATCH
         elif size is None and self._batching == "fixed":
-            size = DEFAULT_BATCH_SIZE
+            size = self._fixed_size(work[1])
         elif size is None:
             size = size_for(work[1])
         if self._sort_by_length and len(work[0]) > size:
