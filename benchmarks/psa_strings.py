@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                              profanity_check.profanity_check.model)
     scored = list(dict.fromkeys(t for a, row in zip(anchors, records(), strict=True) if row
                                 for t in (a.text, *row)))
-    inside: list[float] = []  # CPU seconds spent in the model's own calls during one PSA
+    inside: list[float] = [0.0]  # CPU seconds spent in the model's own calls during one PSA
 
     class Timed:  # the pipeline, its calls timed (CPU): PSA's model time, chunking included
         classes_ = pipeline.classes_

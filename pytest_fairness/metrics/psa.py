@@ -133,13 +133,30 @@ def _jaccard_distance(a: IntArray, b: IntArray, ab: IntArray) -> FloatArray:
 def _label_counts(
     original: FloatArray, perturbed: FloatArray, thresholds: FloatArray
 ) -> tuple[IntArray, IntArray, IntArray]:
-    """|A|, |B_n|, |A n B_n| for every threshold: shapes (T,), (T, n), (T, n)."""
-    in_a = original[None, :] >= thresholds[:, None]  # (T, m)
-    in_b = perturbed[None, :, :] >= thresholds[:, None, None]  # (T, m, n)
-    count_a = in_a.sum(axis=1).astype(np.int64)
-    count_b = in_b.sum(axis=1).astype(np.int64)
-    count_ab = (in_b & in_a[:, :, None]).sum(axis=1).astype(np.int64)
-    return count_a, count_b, count_ab
+    """|A|, |B_n|, |A n B_n| for every threshold: shapes (T,), (T, n), (T, n).
+
+    Each score is placed once among the sorted thresholds (how many it reaches); a count
+    is then how many scores reach past each threshold: a histogram per name, summed from
+    the top, rather than T comparisons of every score."""
+    order = np.argsort(thresholds, kind="stable")
+    ranked = thresholds[order]
+    n_t = len(ranked)
+    reach_a = np.searchsorted(ranked, original, side="right")  # thresholds <= f(x)
+    reach_b = np.searchsorted(ranked, perturbed, side="right")  # (m, n)
+    reach_ab = np.minimum(reach_b, reach_a[:, None])
+
+    def above(reach: IntArray) -> IntArray:
+        """(T, n): how many of each column's scores reach past each sorted threshold."""
+        columns = reach.shape[1]
+        counts = np.bincount((reach + np.arange(columns) * (n_t + 1)).ravel(),
+                             minlength=columns * (n_t + 1)).reshape(columns, n_t + 1)
+        past = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1][:, 1:]  # reach >= t + 1
+        out = np.empty((n_t, columns), dtype=np.int64)
+        out[order] = past.T
+        return out
+
+    count_a = above(reach_a[:, None])[:, 0]
+    return count_a, above(reach_b), above(reach_ab)
 
 
 def _row_std(values: FloatArray, mins: FloatArray) -> FloatArray:

@@ -149,7 +149,7 @@ class PredictionCache:
         `RowHits` (where the hits are in `keys`, and their rows by block)."""
         with self._lock:
             table = self._spaces.get(space)
-            if not table:
+            if not table or table.keys().isdisjoint(keys):  # stops at the first hit
                 self._misses += len(keys)
                 return None
             stored = list(map(table.get, keys))
