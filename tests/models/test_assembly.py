@@ -266,3 +266,37 @@ def test_repeats_found_by_hash_give_each_caller_its_row_even_when_hashes_clash(
         base.hashes = real
     assert np.array_equal(got, by_text(texts))
     assert sorted(t for call in recorder.calls for t in call) == sorted(set(texts))
+
+
+class PlainTextModel:
+    """A `TextModel` that is not an adapter: counts the texts it is asked to score."""
+
+    labels = ("neg", "pos")
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def predict_proba(self, texts: list[str]) -> np.ndarray:
+        s = by_text(texts)
+        return np.column_stack([1 - s, s])
+
+    def score(self, texts: list[str]) -> np.ndarray:
+        self.asked += texts
+        return by_text(texts)
+
+
+def test_score_table_gives_each_row_its_scores_by_position() -> None:
+    from pytest_fairness.models.classifiers.scoring import score_table
+
+    rows = [["a", "b", "c"], ["d", "b", "e"], ["a", "f", "g"]]  # repeats across rows
+    expected = np.array([by_text(row) for row in rows])
+    recorder = Recorder()
+    adapter = pf.as_model(recorder, output="score")
+    assert np.array_equal(score_table(adapter, rows), expected)
+    assert sorted(t for call in recorder.calls for t in call) == list("abcdefg")  # once each
+    plain = PlainTextModel()
+    assert np.array_equal(score_table(plain, rows), expected)
+    assert sorted(plain.asked) == list("abcdefg")
+    assert score_table(adapter, []).shape == (0, 0)
+    with pytest.raises(ValueError, match="one width"):
+        score_table(adapter, [["a"], ["b", "c"]])

@@ -455,9 +455,9 @@ class ModelAdapter:
 
         The hot path of every relation, kept to a few C-level passes per request (a 10
         us/text model must not pay more for the bookkeeping than for the model): texts are
-        deduplicated once (a set, and a dict only when some repeat), looked up and stored
-        in the cache in bulk with no object per text (`PredictionCache.put_rows`), and
-        each batch's rows land in one array by index."""
+        hashed once (their repeats found by sorting the hashes, `_distinct`), looked up
+        and stored in the cache in bulk with no object per text
+        (`PredictionCache.put_rows`), and each batch's rows land in one array by index."""
         texts = check_texts(texts)
         self._bump("requested", len(texts))
         cache = self._cache()

@@ -4,7 +4,8 @@ The steps every relation shares after the perturbations are made: `coerce_model`
 `as_model` takes becomes a `TextModel`), `score_texts` (distinct texts scored once, in
 batches, through the model's prediction cache), `labels_of` (argmax, or a threshold from
 `models.classifiers.thresholds`), and `score_pairs` (both sides of each perturbation with
-their labels).
+their labels); `score_table` scores rows of texts by position (PSA's chunks: each sentence
+with its perturbations).
 """
 
 from __future__ import annotations
