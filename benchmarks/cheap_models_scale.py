@@ -28,7 +28,6 @@ Run::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -38,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import save
 
 GOAL = 1.10
 
@@ -128,10 +129,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             figures[f"{key}_calls"] = r["calls"][0] if len(r["calls"]) == 1 else str(r["calls"])
             figures[f"{key}_load"] = round(load, 2)
     figures["goal_met"] = met
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(figures, handle, indent=2)
-    return figures
+    return save(args.json, figures)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,6 @@ Run::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -53,6 +52,8 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import save
 
 GOAL = 1.10
 
@@ -100,26 +101,11 @@ def models(device: str, quick: bool) -> dict[str, tuple[Any, Any, str]]:
 
 
 def careful_loop(model: Any, tokenizer: Any, texts: list[str], batch: int) -> np.ndarray:
-    """Tokenize once, sort by token count, pad per batch, pinned non-blocking copies."""
-    import torch
+    """Tokenize once, sort by token count, pad per batch, pinned non-blocking copies
+    (`transformers_cpu.sorted_loop`, the careful raw loop of the CPU benchmark)."""
+    from transformers_cpu import sorted_loop
 
-    device = next(model.parameters()).device
-    pin = device.type == "cuda"
-    encoded = tokenizer(texts, truncation=True, max_length=512)
-    ids, mask = encoded["input_ids"], encoded["attention_mask"]
-    order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
-    out = np.empty((len(texts), model.config.num_labels))
-    with torch.inference_mode():
-        for start in range(0, len(order), batch):
-            part = order[start:start + batch]
-            padded = tokenizer.pad({"input_ids": [ids[i] for i in part],
-                                    "attention_mask": [mask[i] for i in part]},
-                                   return_tensors="pt")
-            inputs = {k: (v.pin_memory() if pin else v).to(device, non_blocking=pin)
-                      for k, v in padded.items()}
-            logits = model(**inputs).logits
-            out[part] = torch.softmax(logits.double(), dim=-1).cpu().numpy()
-    return out
+    return sorted_loop(model, tokenizer, texts, batch)
 
 
 def sync(device: str) -> None:
@@ -256,10 +242,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     "load": [round(load, 2), round(os.getloadavg()[0], 2)]})
     met = met and statistics.median(ratios) <= GOAL
     figures["goal_met"] = met
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(figures, handle, indent=2)
-    return figures
+    return save(args.json, figures)
 
 
 if __name__ == "__main__":

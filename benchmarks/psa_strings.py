@@ -29,7 +29,6 @@ Run::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -38,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import save
 
 PSA_GOAL = 0.1
 
@@ -180,10 +181,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "load": [round(load, 2), round(load_after, 2)],
         "goal_met": same and statistics.median(over_inside) <= PSA_GOAL,
     }
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(figures, handle, indent=2)
-    return figures
+    return save(args.json, figures)
 
 
 if __name__ == "__main__":
