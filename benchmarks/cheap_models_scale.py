@@ -12,7 +12,9 @@ Three real cheap models, each at 4,000, 40,000 and 400,000 distinct template sen
 
 Each pair (one raw call on the whole list, then a fresh adapter's ``score`` on it, cache on
 as by default) runs ``--repeats`` times, interleaved; the figures are the medians (and
-min-max) of the times and of the per-pair ratios. Goal: at most 1.10 at every size. The
+min-max) of the times and of the per-pair ratios (wall time), and the median ratio of
+CPU time (``process_time``: less moved by other processes on a shared machine). Goal: at
+most 1.10 at every size. The
 adapter's calls are counted too: the same texts must give the same calls every time
 (they no longer depend on the machine's load).
 
@@ -26,7 +28,6 @@ Run::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -36,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import save
 
 GOAL = 1.10
 
@@ -71,20 +74,24 @@ def pairs(raw: Callable[[list[str]], Any], adapted: Callable[[], Any], texts: li
     adapted().score(texts[:200])
     raws: list[float] = []
     ours: list[float] = []
+    cpu_ratios: list[float] = []
     calls: list[int] = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         raw(texts)
         raws.append(time.perf_counter() - start)
+        raw_cpu = time.process_time() - cpu
         model = adapted()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         model.score(texts)
         ours.append(time.perf_counter() - start)
+        cpu_ratios.append((time.process_time() - cpu) / raw_cpu)
         calls.append(model.stats.calls)
     ratios = [o / r for o, r in zip(ours, raws, strict=True)]
     return {"raw_s": statistics.median(raws), "ours_s": statistics.median(ours),
             "ratio": statistics.median(ratios), "ratio_min": min(ratios),
-            "ratio_max": max(ratios), "calls": sorted(set(calls))}
+            "ratio_max": max(ratios), "cpu_ratio": statistics.median(cpu_ratios),
+            "calls": sorted(set(calls))}
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -112,18 +119,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             met = met and r["ratio"] <= GOAL
             print(f"{name:8s} {n:>8,} texts: raw {r['raw_s']:.3f} s, as_model "
                   f"{r['ours_s']:.3f} s, ratio {r['ratio']:.3f} ({r['ratio_min']:.3f}-"
-                  f"{r['ratio_max']:.3f}), calls {r['calls']}, load {load:.2f}", flush=True)
+                  f"{r['ratio_max']:.3f}), CPU-time ratio {r['cpu_ratio']:.3f}, calls "
+                  f"{r['calls']}, load {load:.2f}", flush=True)
             key = f"{name}_{n // 1000}k"
             figures[f"{key}_ratio"] = round(r["ratio"], 4)
             figures[f"{key}_ratio_min_max"] = f"{r['ratio_min']:.3f}-{r['ratio_max']:.3f}"
             figures[f"{key}_raw_s"] = round(r["raw_s"], 4)
+            figures[f"{key}_cpu_ratio"] = round(r["cpu_ratio"], 4)
             figures[f"{key}_calls"] = r["calls"][0] if len(r["calls"]) == 1 else str(r["calls"])
             figures[f"{key}_load"] = round(load, 2)
     figures["goal_met"] = met
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(figures, handle, indent=2)
-    return figures
+    return save(args.json, figures)
 
 
 if __name__ == "__main__":

@@ -1,22 +1,26 @@
-"""PSA over a streamed corpus: peak memory and time per sentence as the corpus grows (issue 7).
+"""PSA over a streamed corpus: peak memory and time per sentence as the corpus grows (issues 7, 31).
 
 Measures `pytest_fairness.psa` (psa, section 2: pronoun anchors balanced by gender, each
 replaced by 20 names, ScoreSens / ScoreDev / ScoreRange / LabelDist in running sums) with a
 cheap model (a hashed bag-of-words logistic scorer in numpy, wrapped by `as_model`) over
-corpora of 10,000, 100,000 and 1,000,000 sentences. Each corpus is a ``.txt`` file made by
-cycling over the 20,000 real OANC sentences of `_sentences.py` (shuffled once with a fixed
-seed, so every size holds the same mix), each line ending in its
-line number (" [i]") so that repeats are new texts and the prediction cache does not make
-them free. Each size runs in a fresh subprocess, which reports its peak RSS
-(``resource.getrusage(RUSAGE_SELF).ru_maxrss``) and the time of the `psa` call (spaCy and
-the model are loaded and warmed up before the clock starts).
+corpora of 10,000, 100,000 and 1,000,000 sentences. Each corpus is a ``.txt`` file, by
+default of pronoun-dense sentences (``--corpus dense``: every one has a subject and an
+object pronoun, so every sentence is anchored and scored with all 20 names, 21 texts a
+sentence: the worst case for memory), or of the 20,000 real OANC sentences cycled
+(``--corpus oanc``, shuffled once with a fixed seed; about 6% hold a usable pronoun).
+Every line ends in its line number (" [i]") so that repeats are new texts and the
+prediction cache does not make them free. Each size runs in a fresh subprocess, which
+reports its peak RSS (``resource.getrusage(RUSAGE_SELF).ru_maxrss``) and the time of the
+`psa` call (spaCy and the model are loaded and warmed up before the clock starts);
+``--trace`` adds tracemalloc's largest holders at the end of each run.
 
-Goals (issue 7, item 4): peak RSS grows by less than 300 MB from the 10k run to the
-largest size (``rss_growth_mb``), and the time per corpus sentence stays roughly constant
-(``cost_ratio``, largest size over 10k, at most 1.5; ``cost_ratio_last_step`` compares
-the two largest sizes). What grows between 10k and 100k is mostly the model's prediction
-cache, which fills up to its bound (100,000 texts by default, ``--fairness-cache-size``)
-after about 80k sentences of this corpus (20 names: 21 texts per anchored sentence).
+Goals: peak RSS grows by less than 100 MB from the 10k run to the largest size
+(``rss_growth_mb``; issue 31, pronoun-dense; issue 7 asked < 300 MB), and the time per
+corpus sentence stays roughly constant (``cost_ratio``, largest size over 10k, at most
+1.5; ``cost_ratio_last_step`` compares the two largest sizes). What grows between 10k and
+100k is mostly the model's prediction cache, which fills up to its bound (100,000 texts by
+default, ``--fairness-cache-size``) after about 4,800 dense sentences (21 texts each);
+the count of distinct texts scored is bounded too (`models.classifiers.distinct`).
 
 Run::
 
@@ -42,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 import zlib
 from pathlib import Path
 from typing import Any
@@ -49,19 +54,30 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _sentences import AVAILABLE, real_sentences
 
-GOAL_RSS_GROWTH_MB = 300.0
+GOAL_RSS_GROWTH_MB = 100.0
 GOAL_COST_RATIO = 1.5
 NAME_COUNT = 20
 FEATURES = 1 << 16
 
 
-def write_corpus(path: Path, size: int) -> None:
-    """`size` lines cycling over the real sentences, each ending in its line number.
+def write_corpus(path: Path, size: int, corpus: str = "dense") -> None:
+    """`size` lines: pronoun-dense sentences (`corpus="dense"`, the default: every one
+    has a subject and an object pronoun, from `psa_strings.pronoun_dense`, so every line
+    is anchored and scored with every name), or the real OANC sentences cycled
+    (`corpus="oanc"`: about 6% hold a usable pronoun), each line ending in its number.
 
-    The sentences are shuffled (seed 0) first, so that the 10k corpus is a sample of the
-    whole OANC file, not its first half: every size then has the same mix of genres,
+    The OANC sentences are shuffled (seed 0) first, so that the 10k corpus is a sample of
+    the whole file, not its first half: every size then has the same mix of genres,
     lengths and pronouns, and the per-sentence costs compare.
     """
+    if corpus == "dense":
+        from psa_strings import pronoun_dense
+
+        with path.open("w", encoding="utf-8") as handle:
+            for start in range(0, size, 10_000):
+                block = pronoun_dense(min(10_000, size - start), start)
+                handle.writelines(f"{text} [{start + i}]\n" for i, text in enumerate(block))
+        return
     sentences = real_sentences(AVAILABLE)
     random.Random(0).shuffle(sentences)
     with path.open("w", encoding="utf-8") as handle:
@@ -87,7 +103,8 @@ def cheap_model(cache_size: int | None = None) -> Any:
     return pf.as_model(score, cache_size=cache_size)
 
 
-def child(path: Path, size: int, profile: bool, cache_size: int | None) -> dict[str, Any]:
+def child(path: Path, size: int, profile: bool, cache_size: int | None,
+          trace: bool = False) -> dict[str, Any]:
     """One size in this process: load and warm up, then time `psa` over the file."""
     import pytest_fairness as pf
     from pytest_fairness.resources import nlp
@@ -98,6 +115,8 @@ def child(path: Path, size: int, profile: bool, cache_size: int | None) -> dict[
     pf.psa(model, ["She left.", "He said it was his."], names)  # warm up every path
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     profiler = cProfile.Profile() if profile else None
+    if trace:
+        tracemalloc.start()
     start = time.perf_counter()
     if profiler is not None:
         profiler.enable()
@@ -106,6 +125,11 @@ def child(path: Path, size: int, profile: bool, cache_size: int | None) -> dict[
         profiler.disable()
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if trace:  # what the run still holds, by line: what grows with the corpus shows here
+        for stat in tracemalloc.take_snapshot().statistics("lineno")[:12]:
+            print(stat, file=sys.stderr)
+        print(f"traced peak {tracemalloc.get_traced_memory()[1] / 2**20:.1f} MB",
+              file=sys.stderr)
     if profiler is not None:
         pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(30)
         pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(20)
@@ -120,18 +144,21 @@ def child(path: Path, size: int, profile: bool, cache_size: int | None) -> dict[
 
 
 def run_size(
-    folder: Path, size: int, profile: bool = False, cache_size: int | None = None
+    folder: Path, size: int, profile: bool = False, cache_size: int | None = None,
+    corpus: str = "dense", trace: bool = False,
 ) -> dict[str, Any]:
     path = folder / f"corpus_{size}.txt"
     if not path.exists():
-        write_corpus(path, size)
+        write_corpus(path, size, corpus)
     command = [sys.executable, __file__, "--child", str(path), "--size", str(size)]
+    if trace:
+        command.append("--child-trace")
     if profile:
         command.append("--child-profile")
     if cache_size is not None:
         command += ["--cache-size", str(cache_size)]
     done = subprocess.run(command, check=True, capture_output=True, text=True)
-    if profile:
+    if profile or trace:
         print(done.stderr)
     figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     path.unlink()
@@ -145,15 +172,23 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="sizes 2000 and 10000 (< 1 min)")
     parser.add_argument("--profile", type=int, default=None, metavar="SIZE",
                         help="cProfile one run of SIZE sentences and print the top functions")
+    parser.add_argument("--corpus", choices=("dense", "oanc"), default="dense",
+                        help="dense: every sentence has pronouns (default); oanc: real "
+                             "sentences, about 6%% with a usable pronoun")
+    parser.add_argument("--trace", action="store_true",
+                        help="tracemalloc in each child: the lines holding the most memory "
+                             "at the end of the run (slow)")
     parser.add_argument("--cache-size", type=int, default=None,
                         help="the model's prediction cache bound (default: the plugin's)")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
     parser.add_argument("--child", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--child-profile", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--child-trace", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
-        print(json.dumps(child(args.child, args.size, args.child_profile, args.cache_size)))
+        print(json.dumps(child(args.child, args.size, args.child_profile, args.cache_size,
+                               args.child_trace)))
         return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -168,7 +203,8 @@ def main() -> None:
                 guess = last["seconds"] / last["size"] * size
                 print(f"expected time for {size:,} sentences: about {guess / 60:.1f} min "
                       f"(from the {last['size']:,} run)", flush=True)
-            rows.append(run_size(folder, size, cache_size=args.cache_size))
+            rows.append(run_size(folder, size, cache_size=args.cache_size, corpus=args.corpus,
+                                 trace=args.trace))
             row = rows[-1]
             print(f"{size:>10,} sentences: {row['seconds']:8.1f} s, "
                   f"{row['seconds'] / size * 1e6:7.1f} us/sentence, "
@@ -178,7 +214,7 @@ def main() -> None:
     top = rows[-1]
     growth = top["peak_rss_mb"] - base["peak_rss_mb"]
     ratio = (top["seconds"] / top["size"]) / (base["seconds"] / base["size"])
-    figures: dict[str, Any] = {}
+    figures: dict[str, Any] = {"corpus": args.corpus}
     for row in rows:
         key = f"{row['size'] // 1000}k"
         figures[f"us_per_sentence_{key}"] = round(row["seconds"] / row["size"] * 1e6, 2)

@@ -11,9 +11,13 @@ ways to make the same texts, alternating ``--repeats`` times, medians:
 - ``floor``: a bare string splice with the replacements made beforehand (no checks).
 
 Every way must give identical strings. Then PSA itself on the scikit-learn model
-(alt-profanity-check) over the same anchors (parsing done): its time against one raw
-call of the model on every text it scored; ``non_model_over_model`` is (PSA - raw model)
-/ raw model, the issue's goal being at most 0.1.
+(alt-profanity-check) over the same anchors (parsing done), in interleaved pairs with one
+raw call of the model on every text it scored: ``non_model_over_model`` is the issue's
+figure, (PSA - the model) / the model in CPU time, the model's time being that of its own
+calls during the PSA (timed inside them: PSA sends a chunk of about 32,768 texts a call,
+and this pipeline costs about 4 ms a call whatever its size); the goal is at most 0.1.
+``non_model_over_one_raw_call`` is the stricter (PSA - one raw call on every text) / that
+call, in wall time, which counts the model's per-call cost as PSA's.
 
 Run::
 
@@ -25,7 +29,6 @@ Run::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -35,6 +38,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _figures import save
+
 PSA_GOAL = 0.1
 
 _SUBJECTS = ["She", "He"]
@@ -43,10 +48,11 @@ _CLAUSES = ["the report was late", "the bridge needed repairs", "the vote had be
             "the new policy would help", "the team had lost again", "prices were rising"]
 
 
-def pronoun_dense(n: int) -> list[str]:
-    """`n` distinct sentences written here, each with a third-person pronoun or two."""
+def pronoun_dense(n: int, start: int = 0) -> list[str]:
+    """`n` distinct sentences written here, each with a third-person pronoun or two (the
+    `start`-th on: any stretch of the one endless list)."""
     out: list[str] = []
-    i = 0
+    i = start
     while len(out) < n:
         s = _SUBJECTS[i % 2]
         obj = "her" if i % 3 else "him"
@@ -113,16 +119,36 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                              profanity_check.profanity_check.model)
     scored = list(dict.fromkeys(t for a, row in zip(anchors, records(), strict=True) if row
                                 for t in (a.text, *row)))
+    inside: list[float] = [0.0]  # CPU seconds spent in the model's own calls during one PSA
+
+    class Timed:  # the pipeline, its calls timed (CPU): PSA's model time, chunking included
+        classes_ = pipeline.classes_
+
+        def predict_proba(self, texts: list[str]) -> Any:
+            start = time.process_time()
+            try:
+                return pipeline.predict_proba(texts)
+            finally:
+                inside[-1] += time.process_time() - start
+
+    psa_run(pf.as_model(Timed()), anchors[:50], names, balance_gender=False)  # warm up
     psa_t: list[float] = []
     raw_t: list[float] = []
-    for _ in range(max(3, args.repeats // 2)):
-        start = time.perf_counter()
-        psa_run(pf.as_model(pipeline), anchors, names, balance_gender=False)
+    psa_cpu: list[float] = []
+    model_cpu: list[float] = []
+    for _ in range(max(3, args.repeats)):  # interleaved pairs: PSA, then the raw call
+        inside.append(0.0)
+        start, cpu = time.perf_counter(), time.process_time()
+        psa_run(pf.as_model(Timed()), anchors, names, balance_gender=False)
         psa_t.append(time.perf_counter() - start)
+        psa_cpu.append(time.process_time() - cpu)
+        model_cpu.append(inside[-1])
         start = time.perf_counter()
         pipeline.predict_proba(scored)
         raw_t.append(time.perf_counter() - start)
     psa_s, raw_s = statistics.median(psa_t), statistics.median(raw_t)
+    over_raw = [(p - r) / r for p, r in zip(psa_t, raw_t, strict=True)]
+    over_inside = [(p - m) / m for p, m in zip(psa_cpu, model_cpu, strict=True)]
     load_after = os.getloadavg()[0]
     print(f"PSA strings: {len(anchors):,} anchors ({len(oanc)} OANC, {len(dense)} pronoun-dense) "
           f"x {len(names)} names = {sum(map(len, kept)):,} texts; load {load:.2f} -> "
@@ -133,23 +159,29 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(f"  records / floor {med['records'] / med['floor']:.2f}x, splicer / floor "
           f"{med['splicer'] / med['floor']:.2f}x, records / splicer "
           f"{med['records'] / med['splicer']:.2f}x")
-    print(f"  PSA on the scikit-learn model (parse done): {psa_s:.3f} s against the raw model "
-          f"on its {len(scored):,} texts {raw_s:.3f} s: (PSA - model) / model = "
-          f"{(psa_s - raw_s) / raw_s:.3f} (goal <= {PSA_GOAL})")
+    print(f"  PSA on the scikit-learn model (parse done), {len(psa_t)} interleaved pairs, "
+          f"medians (min-max): PSA {psa_s:.3f} s, one raw call on its {len(scored):,} texts "
+          f"{raw_s:.3f} s; (PSA - one raw call) / raw call = {statistics.median(over_raw):.3f} "
+          f"({min(over_raw):.3f}-{max(over_raw):.3f})")
+    print(f"  CPU: PSA {statistics.median(psa_cpu):.3f} s of which the model's own calls "
+          f"{statistics.median(model_cpu):.3f} s; (PSA - model) / model = "
+          f"{statistics.median(over_inside):.3f} ({min(over_inside):.3f}-"
+          f"{max(over_inside):.3f}) (goal <= {PSA_GOAL})")
     figures: dict[str, Any] = {
         "anchors": len(anchors), "names": len(names), "identical_strings": same,
         "records_over_floor": med["records"] / med["floor"],
         "splicer_over_floor": med["splicer"] / med["floor"],
         "records_over_splicer": med["records"] / med["splicer"],
         "psa_s": psa_s, "raw_model_s": raw_s,
-        "non_model_over_model": (psa_s - raw_s) / raw_s, "psa_goal": PSA_GOAL,
+        "non_model_over_one_raw_call": statistics.median(over_raw),
+        "non_model_over_one_raw_call_min_max": f"{min(over_raw):.3f}-{max(over_raw):.3f}",
+        "non_model_over_model": statistics.median(over_inside),
+        "non_model_over_model_min_max": f"{min(over_inside):.3f}-{max(over_inside):.3f}",
+        "psa_goal": PSA_GOAL,
         "load": [round(load, 2), round(load_after, 2)],
-        "goal_met": same and (psa_s - raw_s) / raw_s <= PSA_GOAL,
+        "goal_met": same and statistics.median(over_inside) <= PSA_GOAL,
     }
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(figures, handle, indent=2)
-    return figures
+    return save(args.json, figures)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ BENCHMARKS = (
     "cheap_models_scale",
     "psa_strings",
     "transformers_cpu",
+    "gpu_check",
     "dataset_rows",
     "scoring_overhead",
     "hypothesis_overhead",
@@ -126,6 +127,39 @@ def table(results: dict[str, tuple[dict[str, object], float, int]]) -> str:
     return "\n".join(lines)
 
 
+#: Issue 31's figures, gathered from the benchmarks' JSON: (benchmark, key suffix, goal).
+ISSUE_31 = (
+    ("cheap_models_scale", "_ratio", "<= 1.10 at 4k, 40k, 400k"),
+    ("psa_strings", "non_model_over_model", "<= 0.1"),
+    ("psa_strings", "non_model_over_one_raw_call", "(stricter: one raw call)"),
+    ("psa_memory", "rss_growth_mb", "< 100 MB, 10k -> largest, pronoun-dense"),
+    ("transformers_cpu", "ratio_vs_sorted", "<= 1.10"),
+    ("gpu_check", "_ratio", "<= 1.10 (on a GPU)"),
+)
+
+
+def issue_31(results: dict[str, tuple[dict[str, object], float, int]],
+             facts: dict[str, str]) -> str:
+    """Issue 31's ratios in one Markdown table, each with its spread (min-max over the
+    interleaved pairs, where the benchmark gives one), the machine and the load."""
+    where = f"{facts['cpu']}, {facts['cores']} cores, {facts['memory']}"
+    lines = [f"Issue 31 figures (machine: {where}; medians of interleaved pairs)", "",
+             "| figure | median | min-max | goal | load before, after |", "|---|---|---|---|---|"]
+    for name, suffix, goal in ISSUE_31:
+        if name not in results:
+            continue
+        figures = results[name][0]
+        for key, value in figures.items():
+            if not (key == suffix or (suffix.startswith("_") and key.endswith(suffix))):
+                continue
+            spread = figures.get(f"{key}_min_max", "")
+            if isinstance(spread, list):
+                spread = "-".join(f"{v:.3f}" for v in spread)
+            lines.append(f"| {name} {key} | {_cell(value)} | {spread} | {goal} | "
+                         f"{figures.get(LOAD, '')} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
@@ -141,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         results = {name: run_one(name, args.quick, out) for name in names}
         (out / "machine.json").write_text(json.dumps(facts, indent=2))
     print("\n" + table(results))
+    print("\n" + issue_31(results, facts))
     missed = [n for n, (f, _, _) in results.items() if f.get("goal_met") is False]
     failed = [n for n, (_, _, status) in results.items() if status != 0]
     if missed:

@@ -29,7 +29,6 @@ Run::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -41,6 +40,8 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import save
 
 GOAL = 1.10
 BATCH = 64
@@ -63,9 +64,12 @@ def load(num_labels: int = 2) -> tuple[Any, Any]:
 
 
 def sorted_loop(model: Any, tokenizer: Any, texts: list[str], batch: int = BATCH) -> np.ndarray:
-    """The careful raw loop: tokenize once, sort by token count, pad per batch."""
+    """The careful raw loop: tokenize once, sort by token count, pad per batch; on a GPU
+    the batches go over by pinned non-blocking copies (`gpu_check.py` runs it there)."""
     import torch
 
+    device = next(model.parameters()).device
+    pin = device.type == "cuda"
     encoded = tokenizer(texts, truncation=True, max_length=512)
     ids, mask = encoded["input_ids"], encoded["attention_mask"]
     order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
@@ -76,8 +80,10 @@ def sorted_loop(model: Any, tokenizer: Any, texts: list[str], batch: int = BATCH
             padded = tokenizer.pad({"input_ids": [ids[i] for i in part],
                                     "attention_mask": [mask[i] for i in part]},
                                    return_tensors="pt")
-            logits = model(**padded).logits
-            out[part] = torch.softmax(logits.double(), dim=-1).numpy()
+            inputs = {k: (v.pin_memory() if pin else v).to(device, non_blocking=pin)
+                      for k, v in padded.items()}
+            logits = model(**inputs).logits
+            out[part] = torch.softmax(logits.double(), dim=-1).cpu().numpy()
     return out
 
 
@@ -190,10 +196,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "max_row_difference": agree, "load": [round(load_before, 2), round(load_after, 2)],
         "goal": GOAL, "goal_met": ratio <= GOAL and agree <= 1e-5,
     }
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(figures, handle, indent=2)
-    return figures
+    return save(args.json, figures)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from ..metrics.psa import PSAResult, default_thresholds
 from ..metrics.validation import check_ci_method, check_confidence
 from ..models.checks import check_score_range
 from ..models.classifiers.adapt import as_model
-from ..models.classifiers.scoring import Scores, score_texts
+from ..models.classifiers.scoring import score_table
 from ..models.classifiers.thresholds import scale_of
 from ..perturb.languages import DEFAULT_LANGUAGE, name_genders, resolve_language
 from ..perturb.name_swap import Names, split_names
@@ -392,7 +392,7 @@ def resolve_psa(model: object, corpus_or_anchored: object, names: Names,
     threshold, max_abs = o.get("threshold"), o.get("max_abs")
     top_n, keep_anchors = o.get("top_n", 10), o.get("keep_anchors", False)
     kind, max_words = o.get("kind", "pronoun"), o.get("max_words", 50)
-    balance, chunk_size = o.get("balance_gender", True), o.get("chunk_size", 2000)
+    balance, chunk_size = o.get("balance_gender", True), o.get("chunk_size", 32_768)
     keep_scores, seed = o.get("keep_scores", False), o.get("seed")
     name_list, user_groups = split_names(names)
     _check_psa_args(kind, max_words, balance, chunk_size, keep_scores, keep_anchors,
@@ -465,13 +465,11 @@ def run_psa(inputs: PSAInputs) -> PSARun:
     n_scored = 0
     prepared = _perturbed_chunks(anchors, per_chunk, name_list, run)
     with progress(total, "PSA: name perturbations", unit="sentences") as advance:
-        for n_chunk, used, texts, scores in _scored_chunks(inputs, prepared):
+        for n_chunk, used, _texts, scores in _scored_chunks(inputs, prepared):
             try:
                 if scores is None:
                     continue
-                table = np.array(
-                    [[scores.score(t) for t in row] for row in texts], dtype=np.float64
-                )
+                table = scores
                 ok = np.asarray(np.isfinite(table).all(axis=1), dtype=bool)
                 run.n_skipped += int((~ok).sum())
                 used = [item for item, keep in zip(used, list(ok), strict=True) if keep]
@@ -555,16 +553,16 @@ def _perturbed_chunks(
         yield len(chunk), used, texts
 
 
-def _scores_of(inputs: PSAInputs, texts: list[list[str]]) -> Scores | None:
+def _scores_of(inputs: PSAInputs, texts: list[list[str]]) -> FloatArray | None:
     if not texts:
         return None
-    return score_texts(inputs.adapted, [t for row in texts for t in row], need_scores=True)
+    return score_table(inputs.adapted, texts)  # by position: no look-up per text (issue 31)
 
 
 def _scored_chunks(
     inputs: PSAInputs, prepared: Iterator[_Prepared]
 ) -> Iterator[tuple[int, list[tuple[Anchor, tuple[Perturbation, ...]]], list[list[str]],
-                    Scores | None]]:
+                    FloatArray | None]]:
     """The prepared chunks with their scores by the resolved model, in corpus order. For
     a model whose scoring waits on other processes or machines (`scores_elsewhere`, e.g.
     Ray workers or a server) a chunk is scored on a helper thread while the next one is
@@ -576,7 +574,7 @@ def _scored_chunks(
             yield n, used, texts, _scores_of(inputs, texts)
         return
     with ThreadPoolExecutor(1, thread_name_prefix="pytest-fairness-psa") as pool:
-        pending: tuple[int, Any, Any, Future[Scores | None]] | None = None
+        pending: tuple[int, Any, Any, Future[FloatArray | None]] | None = None
         for n, used, texts in prepared:
             future = pool.submit(_scores_of, inputs, texts)
             if pending is not None:
@@ -731,7 +729,7 @@ def psa(
     thresholds: Sequence[float] | None = None,
     score_range: tuple[float, float] | None = None,
     seed: int | None = None,
-    chunk_size: int = 2000,
+    chunk_size: int = 32_768,
     keep_scores: bool = False,
     lang: str | None = None,
 ) -> PSAResult:

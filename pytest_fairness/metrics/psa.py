@@ -133,13 +133,30 @@ def _jaccard_distance(a: IntArray, b: IntArray, ab: IntArray) -> FloatArray:
 def _label_counts(
     original: FloatArray, perturbed: FloatArray, thresholds: FloatArray
 ) -> tuple[IntArray, IntArray, IntArray]:
-    """|A|, |B_n|, |A n B_n| for every threshold: shapes (T,), (T, n), (T, n)."""
-    in_a = original[None, :] >= thresholds[:, None]  # (T, m)
-    in_b = perturbed[None, :, :] >= thresholds[:, None, None]  # (T, m, n)
-    count_a = in_a.sum(axis=1).astype(np.int64)
-    count_b = in_b.sum(axis=1).astype(np.int64)
-    count_ab = (in_b & in_a[:, :, None]).sum(axis=1).astype(np.int64)
-    return count_a, count_b, count_ab
+    """|A|, |B_n|, |A n B_n| for every threshold: shapes (T,), (T, n), (T, n).
+
+    Each score is placed once among the sorted thresholds (how many it reaches); a count
+    is then how many scores reach past each threshold: a histogram per name, summed from
+    the top, rather than T comparisons of every score."""
+    order = np.argsort(thresholds, kind="stable")
+    ranked = thresholds[order]
+    n_t = len(ranked)
+    reach_a = np.searchsorted(ranked, original, side="right")  # thresholds <= f(x)
+    reach_b = np.searchsorted(ranked, perturbed, side="right")  # (m, n)
+    reach_ab = np.minimum(reach_b, reach_a[:, None])
+
+    def above(reach: IntArray) -> IntArray:
+        """(T, n): how many of each column's scores reach past each sorted threshold."""
+        columns = reach.shape[1]
+        counts = np.bincount((reach + np.arange(columns) * (n_t + 1)).ravel(),
+                             minlength=columns * (n_t + 1)).reshape(columns, n_t + 1)
+        past = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1][:, 1:]  # reach >= t + 1
+        out = np.empty((n_t, columns), dtype=np.int64)
+        out[order] = past.T
+        return out
+
+    count_a = above(reach_a[:, None])[:, 0]
+    return count_a, above(reach_b), above(reach_ab)
 
 
 def _row_std(values: FloatArray, mins: FloatArray) -> FloatArray:
@@ -163,8 +180,22 @@ def _pearson_from_moments(
     return max(-1.0, min(1.0, r))
 
 
+def _top(values: FloatArray, k: int, order: IntArray) -> IntArray:
+    """The indices of the `k` largest `values`, largest first, ties in index order: the
+    first `k` of ``np.lexsort((order, -values))``, with only the values tied with or above
+    the k-th largest sorted (a partition finds it; sorting a whole batch of pairs cost
+    more than the rest of the metrics)."""
+    if k < len(values):
+        kth = np.partition(values, len(values) - k)[len(values) - k]
+        keep = np.flatnonzero(values >= kth)
+        values, order = values[keep], order[keep]
+    return order[np.lexsort((order, -values))[:k]]
+
+
 def _check_scores_in_range(values: FloatArray, bounds: tuple[float, float], what: str) -> None:
     low, high = bounds
+    if values.size == 0 or (values.min() >= low and values.max() <= high):
+        return  # NaN compares false: a NaN goes on to the test below, as before
     bad = (values < low) | (values > high)
     if bad.any():
         where = np.argwhere(bad)[0].tolist()
@@ -428,7 +459,7 @@ class PSAAccumulator:
         top = self._top_n
         m = original.shape[0]
         # Only the batch's own top candidates can enter the heaps.
-        order = np.lexsort((np.arange(m), -ranges))[:top]
+        order = _top(ranges, top, np.arange(m))
         for i in order.tolist():
             item = (float(ranges[i]), -(start + i))
             if len(self._worst_sentences) >= top and item <= self._worst_sentences[0][:2]:
@@ -455,10 +486,9 @@ class PSAAccumulator:
                 heapq.heapreplace(self._worst_sentences, entry)
 
         flat_abs = np.abs(shift).ravel()
-        rows, cols = np.divmod(np.arange(flat_abs.shape[0]), shift.shape[1])
-        pair_order = np.lexsort((cols, rows, -flat_abs))[:top]
+        pair_order = _top(flat_abs, top, np.arange(flat_abs.shape[0]))
         for f in pair_order.tolist():
-            i, j = int(rows[f]), int(cols[f])
+            i, j = divmod(f, shift.shape[1])
             pitem = (float(flat_abs[f]), -(start + i), -j)
             if len(self._worst_pairs) >= top and pitem <= self._worst_pairs[0][:3]:
                 continue

@@ -6,7 +6,8 @@ An explicit size always wins: `as_model(batch_size=...)`, else ``--fairness-batc
 
 - ``"fixed"``: `DEFAULT_BATCH_SIZE` texts per call. For models whose memory grows with the
   batch (torch modules, transformers models and pipelines) and for remote scorers, whose
-  requests a server limits.
+  requests a server limits. A transformers model on a CUDA device sizes its batches from
+  the device's free memory and the request's longest text instead (`device_batch_size`).
 - ``"whole"``: everything asked for at once, up to `MAX_BATCH` texts per call. For
   scikit-learn estimators: vectorised, so a call costs a fixed overhead (a few
   milliseconds for a text pipeline) plus a small cost per text, and small batches pay
@@ -25,7 +26,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-__all__ = ["DEFAULT_BATCH_SIZE", "MAX_BATCH", "MAX_CHARS", "Batching", "size_for"]
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "DEVICE_MAX_BATCH",
+    "MAX_BATCH",
+    "MAX_CHARS",
+    "Batching",
+    "device_batch_size",
+    "size_for",
+]
 
 #: The policy of an adapter family (see the module docstring).
 Batching = Literal["fixed", "whole", "sized"]
@@ -37,6 +46,28 @@ MAX_BATCH = 65_536
 #: The most characters of text per call the "sized" policy sends (a memory bound: about
 #: 35,000 sentences of 60 characters).
 MAX_CHARS = 2_097_152
+
+
+#: The largest batch `device_batch_size` gives.
+DEVICE_MAX_BATCH = 4_096
+
+
+def device_batch_size(free_bytes: int, tokens: int, *, hidden: int, heads: int,
+                      intermediate: int, value_bytes: int = 4) -> int:
+    """A transformer's batch size on an accelerator, from its free memory and the longest
+    text's token count (the "fixed" policy's size on a CUDA device, when nobody gave one).
+
+    Under `no_grad` one layer's activations are alive at a time; per token they are about
+    `value_bytes` x (5 x `hidden` (the layer's input, output, queries, keys, values) +
+    2 x `intermediate` (the feed-forward layer before and after its activation) + 2 x
+    `heads` x `tokens` (attention scores and weights)). The batch takes a quarter of the
+    free memory by that count (the rest is headroom: the allocator's blocks, the
+    tokenizer's tensors, other work on the device), at least `DEFAULT_BATCH_SIZE` texts,
+    at most `DEVICE_MAX_BATCH`."""
+    tokens = max(1, tokens)
+    per_token = value_bytes * (5 * hidden + 2 * intermediate + 2 * heads * tokens)
+    fits = (free_bytes // 4) // (per_token * tokens)
+    return int(max(DEFAULT_BATCH_SIZE, min(DEVICE_MAX_BATCH, fits)))
 
 
 def size_for(texts: Sequence[str]) -> int:

@@ -226,7 +226,7 @@ class NameSplicer:
                 _replacement(name, anchor, self._style) for name in self._names
             ]
         head, tail = text[: span.start], text[span.end :]
-        return [head + r + tail for r in replacements]
+        return [f"{head}{r}{tail}" for r in replacements]  # one string built, no temporary
 
 
 def _anchors(anchored: object) -> Iterable[Anchor]:
@@ -270,6 +270,8 @@ def check_names(names: object) -> list[str]:
     if bad:
         raise ConfigurationError(f"names must be non-empty strings, got {bad[0]!r:.60}")
     for name in out:
+        if name.isascii() and name.isprintable():  # no ASCII printable character is unsafe
+            continue
         hidden = next((c for c in name if unsafe(c)), None)
         if hidden is not None:
             raise ConfigurationError(

@@ -239,3 +239,40 @@ def test_worst_indices_name_what_the_worst_lists_hold() -> None:
     held = {w.index for w in result.worst_sentences} | {w.index for w in result.worst_pairs}
     assert acc.worst_indices() == held
     assert 1 <= len(held) <= 4
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.0]), min_size=1, max_size=60),
+       st.integers(1, 70))
+def test_the_top_k_by_partition_is_the_first_k_of_the_full_sort(values: list[float],
+                                                                 k: int) -> None:
+    """Ties and all: the partition keeps every value tied with the k-th largest, so the
+    first k are those of the full lexsort the worst lists used to take."""
+    from pytest_fairness.metrics.psa import _top
+
+    arr = np.array(values)
+    order = np.arange(len(arr))
+    assert _top(arr, k, order).tolist() == np.lexsort((order, -arr))[:k].tolist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 5),
+       st.lists(st.sampled_from([0.0, 0.05, 0.3, 0.5, 0.5, 0.95, 1.0]), min_size=1,
+                max_size=6),
+       st.integers(0, 2**31))
+def test_label_counts_equal_comparing_every_score_with_every_threshold(
+        m: int, n: int, grid: list[float], seed: int) -> None:
+    """The histogram counts (scores placed once among the sorted thresholds) equal the
+    direct comparisons, ties with a threshold and unsorted, repeated thresholds included."""
+    from pytest_fairness.metrics.psa import _label_counts
+
+    rng = np.random.default_rng(seed)
+    values = np.array([0.0, 0.05, 0.3, 0.5, 0.7, 0.95, 1.0])
+    original, perturbed = rng.choice(values, m), rng.choice(values, (m, n))
+    thresholds = np.array(grid)
+    in_a = original[None, :] >= thresholds[:, None]
+    in_b = perturbed[None, :, :] >= thresholds[:, None, None]
+    a, b, ab = _label_counts(original, perturbed, thresholds)
+    assert a.tolist() == in_a.sum(axis=1).tolist()
+    assert b.tolist() == in_b.sum(axis=1).tolist()
+    assert ab.tolist() == (in_b & in_a[:, :, None]).sum(axis=1).tolist()

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import pytest_fairness as pf
 from pytest_fairness.errors import ModelCallError
-from pytest_fairness.models.classifiers.distinct import DistinctCount
+from pytest_fairness.models.classifiers.distinct import DistinctCount, hashes
 
 
 def by_text(texts: list[str]) -> np.ndarray:
@@ -212,9 +212,91 @@ def test_the_count_never_decreases_and_its_memory_is_bounded() -> None:
     assert counter._registers.nbytes == 16_384
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.text(max_size=4), max_size=30), max_size=12))
+def test_below_the_bound_the_count_is_that_of_a_set(requests: list[list[str]]) -> None:
+    """The exact count (a sorted array of hashes, hashes given or computed) agrees with a
+    set of the texts after every request."""
+    counter = DistinctCount(exact=10_000)
+    seen: set[str] = set()
+    for i, texts in enumerate(requests):
+        added = counter.add(texts) if i % 2 else counter.add_hashes(hashes(texts))
+        assert added == len(set(texts) - seen)
+        seen.update(texts)
+        assert counter.count == len(seen)
+
+
+def test_repeats_and_cache_hits_are_not_counted_again_by_the_adapter() -> None:
+    recorder = Recorder()
+    model = pf.as_model(recorder, output="score", batch_size=7)
+    texts = [f"r{i}" for i in range(50)]
+    model.score([*texts[:20], *texts[:20]])
+    model.score(texts)  # 20 from the cache, 30 scored
+    assert model.stats.unique_scored == 50
+    assert model.stats.cache_hits == 20
+    assert sum(len(c) for c in recorder.calls) == 50
+
+
 def test_the_adapter_counts_distinct_texts_past_the_exact_bound() -> None:
     model = pf.as_model(Recorder(), output="score", cache_size=0)
     texts = [f"s{i}" for i in range(150_000)]
     model.score(texts)
     model.score(texts[:50_000])  # scored again (no cache): not new
     assert abs(model.stats.unique_scored - 150_000) <= 3 * 0.0081 * 150_000
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(max_size=6), min_size=1, max_size=80), st.integers(0, 3))
+def test_repeats_found_by_hash_give_each_caller_its_row_even_when_hashes_clash(
+        texts: list[str], buckets: int) -> None:
+    """Repeats are found from the texts' hashes; with hashes forced to clash (`buckets`
+    values for every text, 0: real hashes) equal hashes are told apart by the texts, and
+    each text is still scored once and given its own row."""
+    import pytest_fairness.models.classifiers.base as base
+
+    real = base.hashes
+    recorder = Recorder()
+    model = pf.as_model(recorder, output="score", cache_size=0)
+    if buckets:
+        base.hashes = lambda items: np.array([len(t) % buckets for t in items],  # type: ignore[assignment]
+                                             dtype=np.int64)
+    try:
+        got = model.score(texts)
+    finally:
+        base.hashes = real
+    assert np.array_equal(got, by_text(texts))
+    assert sorted(t for call in recorder.calls for t in call) == sorted(set(texts))
+
+
+class PlainTextModel:
+    """A `TextModel` that is not an adapter: counts the texts it is asked to score."""
+
+    labels = ("neg", "pos")
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def predict_proba(self, texts: list[str]) -> np.ndarray:
+        s = by_text(texts)
+        return np.column_stack([1 - s, s])
+
+    def score(self, texts: list[str]) -> np.ndarray:
+        self.asked += texts
+        return by_text(texts)
+
+
+def test_score_table_gives_each_row_its_scores_by_position() -> None:
+    from pytest_fairness.models.classifiers.scoring import score_table
+
+    rows = [["a", "b", "c"], ["d", "b", "e"], ["a", "f", "g"]]  # repeats across rows
+    expected = np.array([by_text(row) for row in rows])
+    recorder = Recorder()
+    adapter = pf.as_model(recorder, output="score")
+    assert np.array_equal(score_table(adapter, rows), expected)
+    assert sorted(t for call in recorder.calls for t in call) == list("abcdefg")  # once each
+    plain = PlainTextModel()
+    assert np.array_equal(score_table(plain, rows), expected)
+    assert sorted(plain.asked) == list("abcdefg")
+    assert score_table(adapter, []).shape == (0, 0)
+    with pytest.raises(ValueError, match="one width"):
+        score_table(adapter, [["a"], ["b", "c"]])

@@ -523,3 +523,75 @@ def test_the_memory_cache_matches_a_reference_lru(ops: list[tuple[bool, list[str
                     reference.remove(key)
                     reference.append(key)
         assert len(cache) == len(reference)
+
+
+def _block(values: list[float]) -> np.ndarray:
+    block = np.array(values, dtype=np.float64).reshape(-1, 1)
+    block.setflags(write=False)
+    return block
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.lists(st.sampled_from("abcdefg"), max_size=4),
+                          st.integers(0, 3)), max_size=30), st.integers(1, 5))
+def test_stored_rows_match_a_reference_lru_with_their_values(
+        ops: list[tuple[bool, list[str], int]], size: int) -> None:
+    """`put_rows`/`get_rows` (an int per text, the block kept once) keep the same order
+    as a reference LRU and give back each text's latest row, whatever the blocks."""
+    cache = PredictionCache(size)
+    reference: dict[str, float] = {}  # least recently used first
+    serial = 0.0
+    for is_put, keys, start in ops:
+        keys = list(dict.fromkeys(keys))
+        if is_put:
+            values = [serial + i for i in range(len(keys))]
+            serial += 100.0
+            cache.put_rows("ns", keys, "score", _block(values), min(start, len(keys)))
+            for key, value in list(zip(keys, values, strict=True))[start:]:
+                reference[key] = value  # an existing key keeps its place, takes the row
+            for key in list(reference)[: max(0, len(reference) - size)]:
+                del reference[key]
+        else:
+            found = cache.get_rows("ns", keys)
+            expected = [k in reference for k in keys]
+            if found is None:
+                assert not any(expected)
+                continue
+            assert found.found.tolist() == expected
+            got = np.full(len(keys), np.nan)
+            for places, kind, rows in found.groups:
+                assert kind == "score"
+                got[places] = rows[:, 0]
+            assert [got[i] for i, k in enumerate(keys) if k in reference] == [
+                reference[k] for k in keys if k in reference]
+            for key in keys:
+                if key in reference:
+                    reference[key] = reference.pop(key)
+        assert len(cache) == len(reference)
+
+
+def test_blocks_no_text_refers_to_are_dropped_so_memory_stays_bounded() -> None:
+    cache = PredictionCache(100)
+    for i in range(200):  # 20,000 rows stored, 100 kept
+        keys = [f"t{i}-{j}" for j in range(100)]
+        cache.put_rows("ns", keys, "score", _block([float(i)] * 100))
+    assert len(cache) == 100
+    assert cache._block_rows <= 2 * 100 + 100  # swept: never more than twice the bound
+    found = cache.get_rows("ns", [f"t199-{j}" for j in range(100)])
+    assert found is not None
+    assert found.found.all()
+    assert np.array_equal(found.groups[0][2][:, 0], np.full(100, 199.0))
+
+
+def test_a_block_one_text_still_refers_to_is_kept() -> None:
+    cache = PredictionCache(3)
+    cache.put_rows("ns", ["a", "b", "c"], "proba", _block([0.1, 0.2, 0.3]))
+    for i in range(10):  # b kept in use: its block must survive every sweep
+        assert cache.get_rows("ns", ["b"]) is not None
+        cache.put_rows("ns", [f"x{i}", f"y{i}"], "proba", _block([1.0, 2.0]))
+    found = cache.get_rows("ns", ["b", "a"])
+    assert found is not None
+    assert found.found.tolist() == [True, False]
+    assert found.groups[0][2][0, 0] == 0.2
+    with pytest.raises(ValueError, match="2 keys for a block of 3 rows"):
+        cache.put_rows("ns", ["p", "q"], "proba", _block([0.1, 0.2, 0.3]))

@@ -109,6 +109,49 @@ def test_transformers_adapter_sends_inputs_to_the_model_device(tmp_path: Path) -
     _assert_gradient_path_stays_on_meta(model, recorder)
 
 
+def test_the_device_batch_size_follows_free_memory_and_text_length() -> None:
+    from pytest_fairness.models.batching import (
+        DEFAULT_BATCH_SIZE,
+        DEVICE_MAX_BATCH,
+        device_batch_size,
+    )
+
+    base = {"hidden": 768, "heads": 12, "intermediate": 3072}
+    gib = 1 << 30
+    # BERT-base, 40 GiB free, texts of 64 tokens: per token 4 x (3840 + 6144 + 1536) bytes
+    assert device_batch_size(40 * gib, 64, **base) == (10 * gib) // (4 * 11_520 * 64)
+    sizes = [device_batch_size(f * gib, 128, **base) for f in (1, 2, 8, 32)]
+    assert sizes == sorted(sizes)  # more free memory, larger batches
+    longer = [device_batch_size(8 * gib, t, **base) for t in (16, 64, 256, 512)]
+    assert longer == sorted(longer, reverse=True)  # longer texts, smaller batches
+    assert device_batch_size(0, 512, **base) == DEFAULT_BATCH_SIZE  # never below the default
+    assert device_batch_size(10**15, 1, **base) == DEVICE_MAX_BATCH
+    assert device_batch_size(8 * gib, 128, **base, value_bytes=2) >= sizes[2]  # half precision
+
+
+@needs_torch
+def test_a_transformer_sizes_its_batches_from_free_memory_only_on_cuda(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the CPU the default stays 64 texts a call; with the model's device reading as
+    CUDA (patched: no GPU here) the size comes from the free memory and the longest text."""
+    from pytest_fairness.models.batching import device_batch_size
+    from pytest_fairness.models.classifiers import hf
+
+    tiny = build_tiny_bert(tmp_path)
+    model = pf.as_model((tiny.model, tiny.tokenizer), cache_size=0)
+    texts = [" ".join(["good"] * (1 + i % 9)) + f" {i}" for i in range(130)]
+    model.predict_proba(texts)
+    assert model.stats.calls == 3  # 64 + 64 + 2, as before
+    assert model._fixed_size(texts) == 64
+    monkeypatch.setattr(hf, "device_of", lambda module: SimpleNamespace(type="cuda"))
+    monkeypatch.setattr(hf, "free_memory", lambda device: 1 << 22)
+    longest = max(len(tiny.tokenizer(t)["input_ids"]) for t in texts)
+    config = tiny.model.config
+    assert model._fixed_size(texts) == device_batch_size(
+        1 << 22, longest, hidden=config.hidden_size, heads=config.num_attention_heads,
+        intermediate=config.intermediate_size, value_bytes=4) > 64
+
+
 # --------------------------------------------------------------------------- CUDA
 
 

@@ -127,3 +127,15 @@ def test_psa_scores_the_same_texts_and_keeps_the_same_records(
             assert run.perturbation(index, name) == record
     # records were built for kept sentences only, not for every sentence x name
     assert built["n"] < len(anchors) * len(names) / 2
+
+
+def test_the_ascii_fast_path_of_check_names_skips_only_safe_characters() -> None:
+    """`check_names` skips the per-character scan for ASCII printable names: that holds
+    only because no such character is unsafe; a name with one that is still fails."""
+    from pytest_fairness.runtime.printable import unsafe
+
+    assert not any(unsafe(chr(c)) for c in range(0x20, 0x7F))
+    assert check_names(["Ann-Marie O'Neil", "José"]) == ["Ann-Marie O'Neil", "José"]
+    for bad in ("Ann\x1bMarie", "Bob\u202e", "Eve\x7f"):
+        with pytest.raises(pf.ConfigurationError, match="holds the character"):
+            check_names([bad])

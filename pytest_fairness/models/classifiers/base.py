@@ -18,7 +18,7 @@ threshold resolver, `models.classifiers.thresholds`.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from itertools import repeat
+from itertools import compress
 from typing import Any, ClassVar
 
 import numpy as np
@@ -43,7 +43,7 @@ from ..checks import (
 from ..defaults import run_settings, session_cache
 from .cache import (
     DiskCache,
-    Entry,
+    IntArray,
     Kind,
     PredictionCache,
     Row,
@@ -52,6 +52,7 @@ from .cache import (
     stable_config,
 )
 from .counters import AdapterCounters
+from .distinct import hashes
 from .outputs import short, show_row
 from .rows import SUM_TOLERANCE, Output, RowForm
 from .thresholds import Scale
@@ -68,13 +69,16 @@ Batch = tuple[list[str], list[str]]
 
 
 def _slice(work: Batch, start: int, size: int) -> Batch:
-    """Texts `start` to `start + size` of `work` (one list when both sides are one)."""
+    """Texts `start` to `start + size` of `work` (one list when both sides are one; `work`
+    itself when that is all of it: `_invoke` gives the model a copy)."""
     keys, sent = work
+    if start == 0 and size >= len(keys):
+        return work
     part = keys[start : start + size]
     return (part, part) if sent is keys else (part, sent[start : start + size])
 
 
-def _positions(keys: list[str], missing: list[str], at: list[int] | None) -> list[int]:
+def _positions(keys: list[str], missing: list[str], at: IntArray | None) -> list[int]:
     """Where in `unique` the texts of `keys` are: `keys` is `missing` with some texts left
     out (a remote scorer's skipped ones), in order; `at` the positions of `missing`."""
     out: list[int] = []
@@ -82,16 +86,36 @@ def _positions(keys: list[str], missing: list[str], at: list[int] | None) -> lis
     for key in keys:
         while missing[j] is not key:
             j += 1
-        out.append(j if at is None else at[j])
+        out.append(j if at is None else int(at[j]))
         j += 1
     return out
 
 
-def _one_row(row: FloatArray) -> FloatArray:
-    """A stored row as a read-only block of one row (the in-memory cache's `Entry`)."""
-    block = np.array(row, dtype=np.float64).reshape(1, -1)
-    block.setflags(write=False)
-    return block
+def _distinct(texts: list[str], hashed: IntArray
+              ) -> tuple[list[str], IntArray | None, IntArray, IntArray | None]:
+    """`texts` without repeats, from their hashes: (the distinct texts in first-seen
+    order, each text's place among them or None when none repeats, their hashes, their
+    hashes sorted when distinct or None). Equal hashes are checked to be equal texts (a
+    clash of distinct texts falls back to a dictionary); no dictionary otherwise."""
+    ordered = np.sort(hashed)
+    if len(texts) < 2 or not (ordered[1:] == ordered[:-1]).any():
+        return texts, None, hashed, ordered
+    n = len(texts)
+    order = np.argsort(hashed, kind="stable")
+    starts = np.concatenate(([True], hashed[order][1:] != hashed[order][:-1]))
+    first = np.empty(n, dtype=np.intp)  # each text's first occurrence of its hash
+    first[order] = order[starts][np.cumsum(starts) - 1]
+    positions = np.arange(n)
+    again = np.flatnonzero(first != positions).tolist()
+    if all(texts[i] == texts[first[i]] for i in again):
+        keep = first == positions
+        unique = list(compress(texts, keep.tolist()))
+        return unique, (np.cumsum(keep) - 1)[first], hashed[keep], ordered[starts]
+    where = dict.fromkeys(texts)  # two distinct texts share a hash
+    unique = list(where)
+    places = dict(zip(unique, range(len(unique)), strict=True))
+    index = np.fromiter(map(places.__getitem__, texts), dtype=np.intp, count=n)
+    return unique, index, hashed[np.unique(index, return_index=True)[1]], None
 
 
 class ModelAdapter:
@@ -264,6 +288,12 @@ class ModelAdapter:
         its characters here; transformers adapters count tokens."""
         return [len(text) for text in texts]
 
+    def _fixed_size(self, texts: list[str]) -> int:
+        """The batch size of the "fixed" policy for `texts` when nobody gave one:
+        `DEFAULT_BATCH_SIZE` here; a transformers model on a GPU sizes it from the
+        device's free memory."""
+        return DEFAULT_BATCH_SIZE
+
     def _prepare(self, texts: list[str]) -> Batch:
         """(texts, what to send for each) for texts not in the cache: the same list here;
         remote scorers override this to apply the length policy."""
@@ -345,7 +375,6 @@ class ModelAdapter:
     ) -> None:
         texts, sent = batch
         self._row_form.check(kind, rows, sent)
-        self._counters.scored(texts)  # each distinct text once, whichever thread scored it
         store(texts, kind, rows)
 
     def _rows(self, texts: Sequence[str]) -> tuple[Kind | None, FloatArray]:
@@ -353,30 +382,30 @@ class ModelAdapter:
 
         The hot path of every relation, kept to a few C-level passes per request (a 10
         us/text model must not pay more for the bookkeeping than for the model): texts are
-        deduplicated once, looked up and stored in the cache in bulk, and each batch's
-        rows land in one array by index."""
+        hashed once (their repeats found by sorting the hashes, `_distinct`), looked up
+        and stored in the cache in bulk with no object per text
+        (`PredictionCache.put_rows`), and each batch's rows land in one array by index."""
         texts = check_texts(texts)
         self._counters.bump("requested", len(texts))
         settings = run_settings()  # the run's settings, read once a request
         form = self._row_form
         cache = self._cache(settings)
         config = self._config
-        unique = list(dict.fromkeys(texts))
-        # what the caches answered: positions in `unique` and their entries
-        hit_at: list[int] = []
-        hit_entries: list[Entry] = []
+        # one pass over the texts: their repeats, and the count of distinct texts scored
+        unique, index, hashed, ordered = _distinct(texts, hashes(texts))
+        # what the caches answered: (positions in `unique`, kind, their rows) per block
+        hits: list[tuple[IntArray, FloatArray]] = []
         missing: list[str] = unique
         # positions in `unique` of the texts in `missing`; None while they are all of them
-        at: list[int] | None = None
-        if cache is not None and unique:
-            found = cache.get_many(config, unique)
-            if found.count(None) < len(found):
-                at = [i for i, hit in enumerate(found) if hit is None]
-                hit_at = [i for i, hit in enumerate(found) if hit is not None]
-                hit_entries = [found[i] for i in hit_at]  # type: ignore[misc]
-                missing = [unique[i] for i in at]
-                kind, block, index = hit_entries[0]
-                form.adopt(kind, block[index])
+        at: IntArray | None = None
+        found = cache.get_rows(config, unique) if cache is not None and unique else None
+        if found is not None:
+            lost = ~found.found
+            at = np.flatnonzero(lost)
+            missing = list(compress(unique, lost.tolist()))
+            for places, kind, rows in found.groups:
+                form.adopt(kind, rows[0])
+                hits.append((places, rows))
         # no persistent store without a fingerprint: not even asked for one
         disk = self._disk(settings) if missing and self._fingerprint is not None else None
         if disk is not None:
@@ -393,32 +422,38 @@ class ModelAdapter:
             if unsound:
                 disk.reject(unsound)
             if stored:
-                entries = {text: (kind, _one_row(row), 0) for text, (kind, row) in stored.items()}
-                for kind, row in stored.values():
-                    form.adopt(kind, row)
-                if cache is not None:
-                    cache.put_many(config, list(entries), list(entries.values()))
-                places = at if at is not None else range(len(missing))
+                spots = range(len(missing)) if at is None else at.tolist()
                 keep: list[int] = []
-                for place, text in zip(places, missing, strict=True):
-                    entry = entries.get(text)
-                    if entry is None:
-                        keep.append(place)
+                by_shape: dict[tuple[Kind, int], tuple[list[str], list[int], list[FloatArray]]]
+                by_shape = {}
+                for spot, text in zip(spots, missing, strict=True):
+                    answer = stored.get(text)
+                    if answer is None:
+                        keep.append(spot)
                     else:
-                        hit_at.append(place)
-                        hit_entries.append(entry)
-                at = keep
+                        group = by_shape.setdefault((answer[0], len(answer[1])), ([], [], []))
+                        group[0].append(text)
+                        group[1].append(spot)
+                        group[2].append(answer[1])
+                for (kind, _), (keys, positions, stored_rows) in by_shape.items():
+                    block = np.array(stored_rows, dtype=np.float64)
+                    block.setflags(write=False)
+                    form.adopt(kind, block[0])
+                    if cache is not None:
+                        cache.put_rows(config, keys, kind, block)
+                    hits.append((np.asarray(positions, dtype=np.intp), block))
+                at = np.asarray(keep, dtype=np.intp)
                 missing = [unique[i] for i in keep]
-        self._counters.bump("cache_hits", len(hit_at))
+        self._counters.bump("cache_hits", sum(len(places) for places, _ in hits))
 
         work = self._prepare(missing)
         if work[0] is not missing:  # a remote scorer skipped some: where the rest are
-            at = _positions(work[0], missing, at)
+            at = np.asarray(_positions(work[0], missing, at), dtype=np.intp)
         size = self._batch_size or settings.batch_size
         if size is None and self._batching == "whole":
             size = MAX_BATCH
         elif size is None and self._batching == "fixed":
-            size = DEFAULT_BATCH_SIZE
+            size = self._fixed_size(work[1])
         elif size is None:
             size = size_for(work[1])
         if self._sort_by_length and len(work[0]) > size:
@@ -426,16 +461,17 @@ class ModelAdapter:
             lengths = self._lengths(work[1])
             order = sorted(range(len(lengths)), key=lengths.__getitem__)
             keys, sent = work
-            at = order if at is None else [at[i] for i in order]
+            at = np.asarray(order, dtype=np.intp) if at is None else at[order]
             work = ([keys[i] for i in order],
                     [keys[i] for i in order] if sent is keys else [sent[i] for i in order])
         room = max(0, len(work[0]) - cache.max_entries) if cache is not None else 0
         fresh: list[tuple[list[str], FloatArray]] = []
-        pending: list[tuple[list[str], Kind, FloatArray]] = []  # scored but not cached
+        # scored but not cached: (texts, kind, rows, how many of the first are left out)
+        pending: list[tuple[list[str], Kind, FloatArray, int]] = []
         with progress(len(work[0]), f"scoring with {self._name}") as advance:
 
             def store(batch: list[str], kind: Kind, rows: FloatArray) -> None:
-                # one read-only copy per batch; each text's cached row is a view of it
+                # one read-only copy per batch, stored once; each text refers to its row
                 nonlocal room
                 block = np.array(rows, dtype=np.float64)
                 block.setflags(write=False)
@@ -445,11 +481,8 @@ class ModelAdapter:
                     skip = min(room, len(batch))
                     room -= skip
                     if skip:
-                        pending.append((batch[:skip], kind, block[:skip]))
-                    if skip < len(batch):
-                        cache.put_many(config, batch[skip:] if skip else batch,
-                                       list(zip(repeat(kind), repeat(block),
-                                                range(skip, len(batch)))))
+                        pending.append((batch, kind, block, skip))
+                    cache.put_rows(config, batch, kind, block, skip)
                 if disk is not None:
                     for text, row in zip(batch, block, strict=True):
                         disk.put(self._disk_config, text, kind, row)
@@ -461,15 +494,19 @@ class ModelAdapter:
                           store)
             except BaseException:
                 if cache is not None:  # what was scored stays cached, the latest last
-                    for batch, kind, block in pending:
-                        cache.put_many(config, batch, list(zip(repeat(kind), repeat(block),
-                                                               range(len(batch)))))
+                    for batch, kind, block, skip in pending:
+                        cache.put_rows(config, batch[:skip], kind, block[:skip])
                 raise
             finally:
                 if disk is not None:
                     disk.flush()
-        return form.kind, form.assemble(texts, unique, (hit_at, hit_entries), (work[0], at),
-                                        fresh)
+                # each distinct text once, whichever thread scored it (again)
+                if at is None and ordered is not None:  # sorted and distinct already
+                    self._counters.scored(ordered, len(work[0]), fresh, distinct=True)
+                else:
+                    self._counters.scored(hashed if at is None else hashed[at], len(work[0]),
+                                          fresh)
+        return form.kind, form.assemble(texts, unique, index, hits, (work[0], at), fresh)
 
     def _call_error(
         self, texts: list[str], exc: Exception, attempts: int, note: str = ""

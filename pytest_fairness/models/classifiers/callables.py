@@ -33,9 +33,9 @@ class CallableModel(ModelAdapter):
         # `texts` is already the adapter's copy; a second, kept here, shows whether the
         # model reordered it in place (a `texts.sort()`): its outputs would then follow
         # the new order and be matched to the wrong texts, with no other sign
-        given = tuple(texts)
+        given = texts.copy()
         raw = self._fn(texts)
-        if texts != list(given) and _same_items(texts, given):
+        if texts != given and _same_items(texts, given):  # compared by identity first
             moved = next(i for i, (a, b) in enumerate(zip(given, texts, strict=True)) if a != b)
             raise ModelOutputError(
                 f"{self._name} reordered the list of texts it was given, in place (text "
@@ -51,7 +51,7 @@ class CallableModel(ModelAdapter):
         return self._interpret(raw, texts, self._output)
 
 
-def _same_items(after: list[Any], before: tuple[str, ...]) -> bool:
+def _same_items(after: list[Any], before: list[str]) -> bool:
     """Whether `after` holds the texts of `before`, each as often (in any order)."""
     try:
         return len(after) == len(before) and Counter(after) == Counter(before)

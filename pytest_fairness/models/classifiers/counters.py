@@ -10,7 +10,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from ...types import ModelStats
+from ...types import FloatArray, ModelStats
+from .cache import IntArray
 from .distinct import DistinctCount
 
 __all__ = ["AdapterCounters"]
@@ -34,11 +35,22 @@ class AdapterCounters:
         with self.lock:
             self.counts[counter] += n
 
-    def scored(self, texts: Sequence[str]) -> None:
-        """Count the distinct texts among `texts` not scored before (whichever thread
-        scored them, again)."""
+    def scored(self, hashed: IntArray, sent: int,
+               fresh: Sequence[tuple[Sequence[str], FloatArray]], *,
+               distinct: bool = False) -> None:
+        """Count the distinct texts a request scored that were not scored before
+        (whichever thread scored them, again): by `hashed`, the hashes of the `sent` texts
+        sent to the model (`distinct`: sorted and distinct already), when the `fresh`
+        batches (texts, rows) answered every one, else batch by batch (no pass over the
+        texts either way when they all were)."""
+        done = sum(len(batch) for batch, _ in fresh)
         with self.lock:
-            self.counts["unique_scored"] += self._scored.add(texts)
+            if done == sent:
+                self.counts["unique_scored"] += self._scored.add_hashes(hashed,
+                                                                        unique=distinct)
+            else:
+                for batch, _ in fresh:
+                    self.counts["unique_scored"] += self._scored.add(batch)
 
     def stats(self) -> ModelStats:
         with self.lock:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ...errors import ModelOutputError
 from ...validation import check_texts
+from ..batching import device_batch_size
 from .base import ModelAdapter, Row
 from .outputs import short
 from .torchnn import device_of, eval_mode, torch_proba
@@ -93,7 +94,10 @@ class TransformersModel(ModelAdapter):
     the model's device; logits go through a softmax (a sigmoid for a one-logit model).
     Implements `WhiteBoxModel` through the model's input embedding layer. A request
     longer than one batch is sent in order of token count (`ModelAdapter._sort_by_length`,
-    `token_counts`), so a batch pads little; its rows come back in the order asked.
+    `token_counts`), so a batch pads little; its rows come back in the order asked. On a
+    CUDA device, with no batch size given, a batch holds as many texts as a quarter of the
+    free device memory allows for the request's longest text (`models.batching.
+    device_batch_size`), and its inputs go from pinned host memory without blocking.
     """
 
     _sort_by_length = True
@@ -115,11 +119,33 @@ class TransformersModel(ModelAdapter):
     def _lengths(self, texts: list[str]) -> list[int]:
         return token_counts(self._tokenizer, texts, self._max_length)
 
+    def _fixed_size(self, texts: list[str]) -> int:
+        """On a CUDA device: from its free memory and the longest text's tokens
+        (`models.batching.device_batch_size`); elsewhere the default, as before."""
+        device = device_of(self._model)
+        if getattr(device, "type", None) != "cuda" or not texts:
+            return super()._fixed_size(texts)
+        config = self._model.config
+        hidden = int(getattr(config, "hidden_size", 768))
+        return device_batch_size(
+            free_memory(device), max(self._lengths(texts)), hidden=hidden,
+            heads=int(getattr(config, "num_attention_heads", 12)),
+            intermediate=int(getattr(config, "intermediate_size", 4 * hidden)),
+            value_bytes=_value_bytes(self._model))
+
     def _encode(self, texts: Sequence[str]) -> Any:
         kwargs: dict[str, Any] = {"padding": True, "truncation": True, "return_tensors": "pt"}
         if self._max_length is not None:
             kwargs["max_length"] = self._max_length
-        return self._tokenizer(list(texts), **kwargs).to(device_of(self._model))
+        encoded = self._tokenizer(list(texts), **kwargs)
+        device = device_of(self._model)
+        if getattr(device, "type", None) != "cuda":
+            return encoded.to(device)
+        # to a GPU from page-locked memory, without waiting: the copy overlaps the work
+        # already queued on the device (CUDA orders it before the forward that reads it)
+        for key, value in encoded.items():
+            encoded[key] = value.pin_memory().to(device, non_blocking=True)
+        return encoded
 
     def _call(self, texts: list[str]) -> Any:
         import torch
@@ -150,6 +176,22 @@ class TransformersModel(ModelAdapter):
             logits = self._model(inputs_embeds=inputs_embeds, attention_mask=attention_mask).logits
         return torch_proba(logits)
 
+
+
+def free_memory(device: Any) -> int:
+    """Bytes free on the CUDA `device` (`torch.cuda.mem_get_info`)."""
+    import torch
+
+    return int(torch.cuda.mem_get_info(device)[0])
+
+
+def _value_bytes(model: Any) -> int:
+    """Bytes of one activation value: those of the model's parameters (2 for half
+    precision, 4 for float32)."""
+    try:
+        return int(next(model.parameters()).element_size())
+    except (StopIteration, AttributeError, TypeError):
+        return 4
 
 
 def token_counts(tokenizer: Any, texts: list[str], max_length: int | None) -> list[int]:

@@ -11,14 +11,14 @@ the model's name (for messages), its labels, target, kind of rows, width and sco
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import numpy as np
 
 from ...errors import ConfigurationError, ModelOutputError, NothingJudgedError
 from ...types import FloatArray
-from .cache import Entry, Kind, Row
+from .cache import IntArray, Kind, Row
 from .outputs import as_array, numeric, short, show_row, sigmoid, softmax
 
 __all__ = ["SUM_TOLERANCE", "Output", "RowForm", "default_labels"]
@@ -35,6 +35,29 @@ _SHOWN = 5  # offending rows shown in an error message
 def default_labels(k: int) -> tuple[str, ...]:
     """The labels of a model given no `labels=`: "0", "1", ..."""
     return tuple(str(i) for i in range(k))
+
+
+def _rows_where(rows: FloatArray, test: Callable[[FloatArray], Any],
+                whole: Callable[[FloatArray], Any]) -> Any:
+    """The rows of `rows` (n, K) where `test` holds for some value, or None when none:
+    `whole(rows)` first, one fast reduction over the whole array that is true when no
+    value can pass `test` (a reduction along each row of two columns costs more than the
+    model of a cheap pipeline); the rows are looked at one by one only when it is false."""
+    if rows.size == 0 or bool(whole(rows)):
+        return None
+    bad = test(rows).reshape(len(rows), -1).any(axis=1)
+    return bad if bad.any() else None
+
+
+def _row_sums(rows: FloatArray) -> FloatArray:
+    """The sum of each row of `rows` (n, K), by columns for a few columns (a reduction
+    along rows of two values is slow)."""
+    if rows.ndim != 2 or rows.shape[1] > 8:
+        return np.asarray(rows.sum(axis=-1), dtype=np.float64)
+    total = np.array(rows[:, 0], dtype=np.float64)
+    for j in range(1, rows.shape[1]):
+        total += rows[:, j]
+    return total
 
 
 def _is_number(text: str) -> bool:
@@ -95,18 +118,20 @@ class RowForm:
         self,
         texts: list[str],
         unique: list[str],
-        hits: tuple[list[int], list[Entry]],
-        work: tuple[list[str], list[int] | None],
+        index: IntArray | None,
+        hits: list[tuple[IntArray, FloatArray]],
+        work: tuple[list[str], IntArray | None],
         fresh: list[tuple[list[str], FloatArray]],
     ) -> FloatArray:
-        """The rows of `texts` in order: `hits` (positions in `unique`, and their entries
-        from the caches) and the `fresh` blocks of the batches scored now, each a slice
-        of the texts sent (`work`: those texts and their positions in `unique`, None when
-        they are `unique` in order), placed by index; NaN for a text the model skipped.
+        """The rows of `texts` in order (`index`: each text's place in `unique`, None when
+        `unique` is `texts`): `hits` (positions in `unique`, and their rows from the
+        caches, one block each) and the `fresh` blocks of the batches scored now, each a
+        slice of the texts sent (`work`: those texts and their positions in `unique`, None
+        when they are `unique` in order), placed by index; NaN for a text the model
+        skipped.
 
         No dictionary of every text: a block finds its place by its offset in the texts
-        sent (a text's identity checked at the expected offset), and a dictionary of
-        `unique` is built only when `texts` repeats some."""
+        sent (a text's identity checked at the expected offset)."""
         if self.kind is not None:
             width = 1 if self.kind == "score" else self.k
         elif not texts:
@@ -120,20 +145,12 @@ class RowForm:
             raise NothingJudgedError(f"{reason}; pass labels=(...) to as_model, and texts "
                                      "the model scores", reason=reason)
         assert width is not None
-        hit_at, entries = hits
-        keys, at = work
-        if len(fresh) == 1 and not hit_at and at is None and len(unique) == len(texts):
+        keys, places = work
+        if len(fresh) == 1 and not hits and places is None and len(unique) == len(texts):
             return np.array(fresh[0][1])  # one batch answered every text, in order
         out = np.full((len(unique), width), np.nan)
-        if hit_at:
-            blocks: dict[int, tuple[FloatArray, list[int], list[int]]] = {}
-            for position, (_, block, index) in zip(hit_at, entries, strict=True):
-                group = blocks.setdefault(id(block), (block, [], []))
-                group[1].append(position)
-                group[2].append(index)
-            for block, positions, indices in blocks.values():  # one copy per cached block
-                out[positions] = block[indices]
-        places = None if at is None else np.asarray(at, dtype=np.intp)
+        for positions, rows in hits:
+            out[positions] = rows
         offset = 0
         first: dict[int, int] | None = None  # id of a text sent -> its offset, if needed
         for batch, block in fresh:
@@ -147,11 +164,7 @@ class RowForm:
             else:
                 out[places[offset:end]] = block
             offset = end
-        if len(unique) != len(texts):
-            where = dict(zip(unique, range(len(unique)), strict=True))
-            return out[np.fromiter(map(where.__getitem__, texts), dtype=np.intp,
-                                   count=len(texts))]
-        return out
+        return out if index is None else out[index]
 
     def fits(self, kind: Kind, row: FloatArray) -> bool:
         """Whether a stored row has the kind and width this adapter returns (a row that
@@ -225,8 +238,8 @@ class RowForm:
                 f"{short(texts[0])}, but {what[self.kind]} for earlier batches; "
                 "its output must keep one form (pass output= to say which)"
             )
-        bad = ~np.isfinite(rows).all(axis=1)
-        if bad.any():
+        bad = _rows_where(rows, lambda r: ~np.isfinite(r), whole=lambda r: np.isfinite(r.sum()))
+        if bad is not None:
             raise self.output_error(
                 "returned NaN or infinite values",
                 texts,
@@ -241,8 +254,9 @@ class RowForm:
                     f"classes (negative, positive), got {self.given!r}"
                 )
             lo, hi = self.range
-            bad = (rows[:, 0] < lo) | (rows[:, 0] > hi)
-            if bad.any():
+            bad = _rows_where(rows, lambda r: (r < lo) | (r > hi),
+                              whole=lambda r: r.min() >= lo and r.max() <= hi)
+            if bad is not None:
                 raise self.output_error(
                     f"returned scores outside score_range=({lo}, {hi})",
                     texts,
@@ -262,8 +276,9 @@ class RowForm:
                     f"(labels {self.given or default_labels(self.k)!r}); the number "
                     "of classes must not change"
                 )
-            bad = ((rows < 0.0) | (rows > 1.0)).any(axis=1)
-            if bad.any():
+            bad = _rows_where(rows, lambda r: (r < 0.0) | (r > 1.0),
+                              whole=lambda r: r.min() >= 0.0 and r.max() <= 1.0)
+            if bad is not None:
                 raise self.output_error(
                     "returned probabilities outside [0, 1]",
                     texts,
@@ -272,8 +287,9 @@ class RowForm:
                     'If these are logits (unnormalised scores), pass output="logits" to '
                     "apply a softmax." + self.hint,
                 )
-            bad = np.abs(rows.sum(axis=1) - 1.0) > SUM_TOLERANCE
-            if bad.any():
+            off = np.abs(_row_sums(rows) - 1.0) > SUM_TOLERANCE
+            bad = off if off.any() else None
+            if bad is not None:
                 raise self.output_error(
                     f"returned probability rows that do not sum to 1 (tolerance {SUM_TOLERANCE})",
                     texts,
@@ -321,8 +337,9 @@ class RowForm:
         if output == "labels":
             return "proba", self.one_hot(arr, texts)
         values = numeric(arr, texts, self.name)
-        bad = ~np.isfinite(values.reshape(n, -1)).all(axis=1)
-        if bad.any():
+        bad = _rows_where(values.reshape(n, -1), lambda r: ~np.isfinite(r),
+                          whole=lambda r: np.isfinite(r.sum()))
+        if bad is not None:
             raise self.output_error(
                 "returned NaN or infinite values",
                 texts,

@@ -4,11 +4,13 @@ The steps every relation shares after the perturbations are made: `coerce_model`
 `as_model` takes becomes a `TextModel`), `score_texts` (distinct texts scored once, in
 batches, through the model's prediction cache), `labels_of` (argmax, or a threshold from
 `models.classifiers.thresholds`), and `score_pairs` (both sides of each perturbation with
-their labels).
+their labels); `score_table` scores rows of texts by position (PSA's chunks: each sentence
+with its perturbations).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -19,6 +21,7 @@ from ...results import Violation
 from ...types import FloatArray, Perturbation, TextModel
 from ...validation import check_texts
 from .adapt import as_model
+from .base import ModelAdapter
 from .thresholds import DEFAULT_THRESHOLD, decision_threshold
 
 __all__ = [
@@ -27,6 +30,7 @@ __all__ = [
     "coerce_model",
     "labels_of",
     "score_pairs",
+    "score_table",
     "score_texts",
 ]
 
@@ -93,6 +97,35 @@ def score_texts(model: TextModel, texts: Iterable[str], *, need_scores: bool = F
     if proba.shape[1] <= 2:
         raise error
     return Scores(unique, proba, np.nanmax(proba, axis=1), index, has_scores=False)
+
+
+def score_table(model: TextModel, rows: Sequence[Sequence[str]]) -> FloatArray:
+    """`model.score` of every text of `rows` (each row the same number of texts), shape
+    (len(rows), width), NaN for a text the model skipped: PSA's chunk of sentences, each
+    with its perturbations. Each distinct text is scored once and nothing is looked up
+    text by text: the texts go to the model in one flat list (an adapter sets repeats
+    aside itself, by hash), and the scores come back by position. A model with more than
+    two classes and no `target` raises `ConfigurationError` (it has no score).
+    """
+    width = len(rows[0]) if rows else 0
+    if any(len(row) != width for row in rows):
+        raise ValueError("score_table needs rows of one width")
+    flat = list(itertools.chain.from_iterable(rows))
+    if not flat:
+        return np.zeros((len(rows), width))
+    if isinstance(model, ModelAdapter):  # checks the texts, sets repeats aside itself
+        scores = model.score(flat)
+    else:
+        flat = check_texts(flat)  # another TextModel: each distinct text once
+        unique = list(dict.fromkeys(flat))
+        got = np.asarray(model.score(unique), dtype=np.float64)
+        if len(unique) == len(flat):
+            scores = got
+        else:
+            where = dict(zip(unique, range(len(unique)), strict=True))
+            scores = got[np.fromiter(map(where.__getitem__, flat), dtype=np.intp,
+                                     count=len(flat))]
+    return np.asarray(scores, dtype=np.float64).reshape(len(rows), width)
 
 
 def labels_of(model: TextModel, scores: Scores, threshold: float | None) -> dict[str, str]:
