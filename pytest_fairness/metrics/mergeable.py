@@ -49,14 +49,11 @@ from .psa import (
     _check_scores_in_range,
     _label_counts,
     _pearson_from_moments,
-    default_thresholds,
+    checked_psa_options,
 )
 from .validation import (
     FloatArray,
     as_float_array,
-    check_names,
-    check_positive_int,
-    check_range,
 )
 
 __all__ = [
@@ -300,12 +297,9 @@ class MergeablePSA:
         top_n: int = 10,
         keep_scores: bool = False,
     ) -> None:
-        self.names = check_names(names)
-        self.bounds = check_range(score_range)
-        grid = default_thresholds(self.bounds) if thresholds is None else tuple(thresholds)
-        self._grid = as_float_array(grid, "thresholds", ndim=1)
+        self.names, self.bounds, self._grid, self.top_n = checked_psa_options(
+            names, score_range, thresholds, top_n)
         self.thresholds = tuple(float(t) for t in self._grid)
-        self.top_n = check_positive_int(top_n, "top_n", minimum=0)
         self.keep_scores = bool(keep_scores)
         n, t = len(self.names), len(self.thresholds)
         self.count = 0

@@ -297,6 +297,18 @@ class PSAResult:
         }
 
 
+def checked_psa_options(
+    names: Sequence[str], score_range: tuple[float, float],
+    thresholds: Sequence[float] | None, top_n: int,
+) -> tuple[tuple[str, ...], tuple[float, float], FloatArray, int]:
+    """The options every PSA accumulator takes, checked: (names, score range, the
+    LabelDist grid, default `default_thresholds(score_range)`, top_n)."""
+    bounds = check_range(score_range)
+    grid = default_thresholds(bounds) if thresholds is None else tuple(thresholds)
+    return (check_names(names), bounds, as_float_array(grid, "thresholds", ndim=1),
+            check_positive_int(top_n, "top_n", minimum=0))
+
+
 class PSAAccumulator:
     """Streaming PSA (psa, sections 2 and 3.2): add sentences one at a time or in batches.
 
@@ -326,13 +338,9 @@ class PSAAccumulator:
         top_n: int = 10,
         keep_scores: bool = False,
     ) -> None:
-        self._names = check_names(names)
-        self._bounds = check_range(score_range)
-        grid = default_thresholds(self._bounds) if thresholds is None else tuple(thresholds)
-        grid_arr = as_float_array(grid, "thresholds", ndim=1)
-        self._thresholds = tuple(float(t) for t in grid_arr)
-        self._grid = grid_arr
-        self._top_n = check_positive_int(top_n, "top_n", minimum=0)
+        self._names, self._bounds, self._grid, self._top_n = checked_psa_options(
+            names, score_range, thresholds, top_n)
+        self._thresholds = tuple(float(t) for t in self._grid)
         self._keep = bool(keep_scores)
         n = len(self._names)
         t = len(self._thresholds)
