@@ -742,7 +742,8 @@ def psa(
     the |X| x |N| sentences x_n. Reflexive and person-noun anchors are not replaced (see
     `perturb.names`) and are skipped. Sentences go through the model chunk by chunk
     (about `chunk_size` texts per chunk, scored in batches through the prediction cache)
-    into a `PSAAccumulator`, so memory stays bounded by the chunk and the name count.
+    into a `metrics.mergeable.MergeablePSA` (exact sums, so a run in shards gives the
+    same figures), and memory stays bounded by the chunk and the name count.
 
     The whole run streams: a `Corpus`, a file path or an iterator of texts is anchored
     lazily by `Corpus.iter_anchored` (only texts whose first pronoun is "her" or "his"
